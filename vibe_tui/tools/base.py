@@ -1,0 +1,120 @@
+"""What every tool is: a name, a JSON schema the model sees, a precheck and a run.
+
+The agent loop only knows this protocol. A tool reports problems the model can fix by
+raising ``ToolError`` with a message written for the model; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+# read: never changes anything; edit: changes files in the workspace; exec: runs a process.
+ToolKind = Literal["read", "edit", "exec"]
+
+
+class ToolError(Exception):
+    """A failure the model should read and can act on (bad argument, missing file, ...)."""
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may touch. One per session; tools keep shell state here."""
+
+    workspace: Path
+    cwd: Path | None = None
+    bash_timeout_default_s: float = 30.0
+    bash_timeout_max_s: float = 120.0
+    # Process groups of running commands, so an interrupt can kill them all.
+    running_pids: set[int] = field(default_factory=set)
+    # Files the model has read in this session (path -> mtime_ns), for stale-edit checks.
+    read_files: dict[Path, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.workspace = self.workspace.resolve()
+        if self.cwd is None:
+            self.cwd = self.workspace
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """The text the model reads, plus what the views show."""
+
+    text: str
+    ok: bool = True
+    diff: str | None = None  # unified diff for edits
+    exit_code: int | None = None  # for commands
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A call as the policy sees it: what it is, what it touches, what it runs."""
+
+    tool: str
+    kind: ToolKind
+    args: dict[str, Any]
+    paths: tuple[Path, ...] = ()  # resolved workspace paths the call reads or writes
+    command: str | None = None  # the shell command, for exec tools
+
+
+class Tool(Protocol):
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema of the arguments
+    kind: ToolKind
+
+    def precheck(self, args: dict[str, Any], ctx: ToolContext) -> ToolRequest:
+        """Validate arguments and resolve paths without side effects; raise ToolError."""
+        ...
+
+    async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
+        """The unified diff an edit would make (shown in approvals), or None."""
+        ...
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        ...
+
+
+def schema_of(tool: Tool) -> dict[str, Any]:
+    """The OpenAI function-tool entry for a tool."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+def require(args: dict[str, Any], name: str, kind: type = str) -> Any:
+    """An argument that must be present and of a given type, or a ToolError naming it."""
+    if name not in args or args[name] is None:
+        raise ToolError(f"missing required argument '{name}'")
+    value = args[name]
+    if kind is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)  # small models often quote numbers
+    if kind is float and isinstance(value, (int, str)):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if kind is bool and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ToolError(f"argument '{name}' must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def optional(args: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+    if args.get(name) is None:
+        return default
+    return require(args, name, kind)
+
+
+async def in_thread(func, *args):
+    """Blocking file work goes off the event loop."""
+    return await asyncio.to_thread(func, *args)
