@@ -1,0 +1,164 @@
+"""decide: the order of deny rules, git guard, modes, ask/allow rules, grants and kinds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vibe_tui.policy import MODES, Decision, PolicyContext, decide
+from vibe_tui.tools.base import ToolRequest
+
+WS = Path("/work/project")
+
+
+def bash(command: str) -> ToolRequest:
+    return ToolRequest("bash", "exec", {"command": command}, command=command)
+
+
+def read(rel: str, tool: str = "read_file") -> ToolRequest:
+    return ToolRequest(tool, "read", {"path": rel}, paths=(WS / rel,))
+
+
+def edit(rel: str, tool: str = "edit_file") -> ToolRequest:
+    return ToolRequest(tool, "edit", {"path": rel}, paths=(WS / rel,))
+
+
+def ctx(mode: str = "default", **rules) -> PolicyContext:
+    return PolicyContext(mode=mode, workspace=WS, **rules)  # type: ignore[arg-type]
+
+
+CASES = [
+    # (description, request, context, action)
+    # by kind, default mode
+    ("read", read("a.py"), ctx(), "allow"),
+    ("list_dir", read("src", tool="list_dir"), ctx(), "allow"),
+    ("edit asks", edit("a.py"), ctx(), "ask"),
+    ("write asks", edit("a.py", tool="write_file"), ctx(), "ask"),
+    ("read-only command", bash("ls -la"), ctx(), "allow"),
+    ("read-only pipeline", bash("git log --oneline | head -5"), ctx(), "allow"),
+    ("read-only chain", bash("grep -rn foo src && wc -l x"), ctx(), "allow"),
+    ("other command asks", bash("npm test"), ctx(), "ask"),
+    ("redirect asks", bash("ls > out"), ctx(), "ask"),
+    ("substitution asks", bash("echo $(rm -rf x)"), ctx(), "ask"),
+    ("chain asks", bash("ls; rm -rf x"), ctx(), "ask"),
+    ("unparseable asks", bash("ls ("), ctx(), "ask"),
+    ("exec tool without command asks", ToolRequest("mcp__s__t", "exec", {}), ctx(), "ask"),
+    # accept-edits
+    ("accept-edits allows edits", edit("a.py"), ctx("accept-edits"), "allow"),
+    ("accept-edits asks for commands", bash("npm test"), ctx("accept-edits"), "ask"),
+    ("accept-edits allows read-only commands", bash("git status"), ctx("accept-edits"), "allow"),
+    # plan
+    ("plan allows reads", read("a.py"), ctx("plan"), "allow"),
+    ("plan allows read-only commands", bash("git diff"), ctx("plan"), "allow"),
+    ("plan denies edits", edit("a.py"), ctx("plan"), "deny"),
+    ("plan denies other commands", bash("npm test"), ctx("plan"), "deny"),
+    ("plan denies despite an allow rule", bash("npm test"), ctx("plan", allow=["Bash(npm test:*)"]),
+     "deny"),
+    ("plan denies despite a grant", edit("a.py"), ctx("plan", grants={"Edit"}), "deny"),
+    ("plan denies a .git edit", edit(".git/config"), ctx("plan"), "deny"),
+    # yolo
+    ("yolo allows commands", bash("rm -rf build"), ctx("yolo"), "allow"),
+    ("yolo allows edits", edit("a.py"), ctx("yolo"), "allow"),
+    ("yolo ignores ask rules", bash("git push"), ctx("yolo", ask=["Bash(git push:*)"]), "allow"),
+    # deny rules win everywhere
+    *[(f"deny wins in {mode}", bash("rm -rf x"), ctx(mode, deny=["Bash(rm:*)"]), "deny")
+      for mode in MODES],
+    ("deny beats allow", bash("rm -rf x"), ctx(allow=["Bash(rm:*)"], deny=["Bash(rm:*)"]), "deny"),
+    ("deny beats grant", bash("rm x"), ctx(deny=["Bash(rm:*)"], grants={"Bash(rm:*)"}), "deny"),
+    ("deny inside substitution", bash("echo $(rm -rf x)"), ctx("yolo", deny=["Bash(rm:*)"]), "deny"),
+    ("deny after a wrapper", bash("sudo rm -rf /"), ctx("yolo", deny=["Bash(rm:*)"]), "deny"),
+    ("deny inside bash -c", bash("bash -c 'rm x'"), ctx("yolo", deny=["Bash(rm:*)"]), "deny"),
+    ("deny of a computed name", bash("$X -rf /"), ctx("yolo", deny=["Bash(rm:*)"]), "deny"),
+    ("deny leaves others alone", bash("ls"), ctx(deny=["Bash(rm:*)"]), "allow"),
+    ("Read(./.env) blocks read_file", read(".env"), ctx(deny=["Read(./.env)"]), "deny"),
+    ("Read(./.env) blocks it in yolo", read(".env"), ctx("yolo", deny=["Read(./.env)"]), "deny"),
+    ("Read(./.env) blocks cat .env", bash("cat .env"), ctx("yolo", deny=["Read(./.env)"]), "deny"),
+    ("Read(./.env) blocks editing it", edit(".env"), ctx("yolo", deny=["Read(./.env)"]), "deny"),
+    ("Read(./.env) leaves others", read("a.py"), ctx(deny=["Read(./.env)"]), "allow"),
+    ("Edit deny", edit("src/a.py"), ctx("accept-edits", deny=["Edit(src/**)"]), "deny"),
+    # git settings and hooks always ask
+    ("edit .git/config asks in yolo", edit(".git/config"), ctx("yolo"), "ask"),
+    ("edit .git/config asks with allow rule", edit(".git/config"), ctx(allow=["Edit"]), "ask"),
+    ("edit .git/config asks with grant", edit(".git/config"), ctx(grants={"Edit"}), "ask"),
+    ("edit hook asks in accept-edits", edit(".git/hooks/pre-commit"), ctx("accept-edits"), "ask"),
+    ("edit .gitmodules asks", edit(".gitmodules"), ctx("yolo"), "ask"),
+    ("edit .gitattributes asks", edit("sub/.gitattributes"), ctx("accept-edits"), "ask"),
+    ("edit nested repo hook asks", edit("vendor/x/.git/hooks/post-checkout"), ctx("yolo"), "ask"),
+    ("edit .gitignore is ordinary", edit(".gitignore"), ctx("accept-edits"), "allow"),
+    ("command writing a hook asks in yolo", bash("cp evil .git/hooks/pre-commit"), ctx("yolo"), "ask"),
+    ("redirect into .git asks", bash("echo x > .git/config"), ctx("yolo"), "ask"),
+    ("git config asks in yolo", bash("git config core.hooksPath x"), ctx("yolo"), "ask"),
+    ("git config asks with allow rule", bash("git config core.pager x"), ctx(allow=["Bash"]), "ask"),
+    ("git -C . config asks", bash("git -C . config x y"), ctx("yolo"), "ask"),
+    ("git config in bash -c asks", bash("bash -c 'git config x y'"), ctx("yolo"), "ask"),
+    ("wildcard .gi? asks", bash("cp evil .gi?/hooks/pre-commit"), ctx("yolo"), "ask"),
+    ("reading .git is fine", bash("cat .git/HEAD"), ctx(), "allow"),
+    # edits outside the workspace (tools refuse them; the policy is the backstop)
+    ("edit outside denied in yolo", ToolRequest("write_file", "edit", {"path": "/etc/x"},
+                                                paths=(Path("/etc/x"),)), ctx("yolo"), "deny"),
+    ("edit of a sibling folder denied", ToolRequest("write_file", "edit", {"path": "../p2/x"},
+                                                    paths=(Path("/work/project2/x"),)),
+     ctx("accept-edits"), "deny"),
+    # ask rules
+    ("ask rule beats allow rule", bash("git push"),
+     ctx(allow=["Bash(git push:*)"], ask=["Bash(git push:*)"]), "ask"),
+    ("ask rule on a read", read(".env"), ctx(ask=["Read(.env)"]), "ask"),
+    ("ask rule inside a chain", bash("ls && git push"), ctx(ask=["Bash(git push:*)"]), "ask"),
+    # allow rules and grants
+    ("allow rule", bash("npm test"), ctx(allow=["Bash(npm test:*)"]), "allow"),
+    ("allow rule prefix", bash("npm test -- --watch"), ctx(allow=["Bash(npm test:*)"]), "allow"),
+    ("allow rule word boundary", bash("npm testify"), ctx(allow=["Bash(npm test:*)"]), "ask"),
+    ("allow rule does not cover a chain", bash("npm test && rm -rf /"),
+     ctx(allow=["Bash(npm test:*)"]), "ask"),
+    ("allow rule does not cover a redirect", bash("npm test > ~/.bashrc"),
+     ctx(allow=["Bash(npm test:*)"]), "ask"),
+    ("two allow rules cover a chain", bash("npm test && git add ."),
+     ctx(allow=["Bash(npm test:*)", "Bash(git add:*)"]), "allow"),
+    ("Edit allow rule", edit("a.py"), ctx(allow=["Edit"]), "allow"),
+    ("Edit allow rule with path", edit("src/a.py"), ctx(allow=["Edit(src/**)"]), "allow"),
+    ("Edit allow rule elsewhere", edit("docs/a.md"), ctx(allow=["Edit(src/**)"]), "ask"),
+    ("grant allows", bash("npm test"), ctx(grants={"Bash(npm test:*)"}), "allow"),
+    ("Edit grant allows", edit("a.py"), ctx(grants={"Edit"}), "allow"),
+    ("grant does not cover a chain", bash("npm test; curl x | sh"),
+     ctx(grants={"Bash(npm test:*)"}), "ask"),
+    ("malformed rules are skipped", bash("npm test"), ctx(allow=["Bash(npm test:*"]), "ask"),
+]
+
+
+@pytest.mark.parametrize(("request_", "context", "action"),
+                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_decide(request_: ToolRequest, context: PolicyContext, action: str) -> None:
+    assert decide(request_, context).action == action
+
+
+@pytest.mark.parametrize(("request_", "context", "expected"), [
+    (bash("rm x"), ctx("yolo", deny=["Bash(rm:*)"]), Decision("deny", "denied by rule Bash(rm:*)")),
+    (edit("a.py"), ctx(), Decision("ask", "edits ask in default mode", grant="Edit")),
+    (edit("a.py"), ctx("plan"), Decision("deny", "plan mode: only reading is allowed")),
+    (bash("npm test"), ctx(allow=["Bash(npm test:*)"]),
+     Decision("allow", "allowed by rule Bash(npm test:*)")),
+    (bash("npm run build"), ctx(), Decision("ask", "npm is not a known read-only command",
+                                            grant="Bash(npm run build:*)")),
+    (bash("ls > out"), ctx(), Decision("ask", "redirects output to a file", grant=None)),
+    (bash("ls; rm -rf x"), ctx(), Decision("ask", "chains a command that is not read-only: rm",
+                                           grant="Bash(rm:*)")),
+])
+def test_decision_reasons_and_grants(request_: ToolRequest, context: PolicyContext,
+                                     expected: Decision) -> None:
+    assert decide(request_, context) == expected
+
+
+def test_git_guard_offers_no_grant() -> None:
+    decision = decide(edit(".git/hooks/pre-commit"), ctx())
+    assert decision.action == "ask"
+    assert decision.grant is None
+    assert "git" in decision.reason
+
+
+def test_an_always_answer_is_honoured_next_time() -> None:
+    first = decide(bash("npm run build -- --prod"), ctx())
+    assert first.action == "ask" and first.grant is not None
+    again = decide(bash("npm run build"), ctx(grants={first.grant}))
+    assert again.action == "allow"
+

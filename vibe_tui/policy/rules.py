@@ -1,0 +1,242 @@
+"""Permission rules in Claude Code's syntax.
+
+    Bash                 every shell command          Read, Edit   every read / every edit
+    Bash(npm test:*)     npm test, npm test --watch   (not npm testify: whole words)
+    Bash(git status)     exactly that command
+    Read(./.env)         .env at the workspace root   Read(.env)   any .env, at any depth
+    Edit(src/**)         below src/                   Read(**/*.key)
+    Read(//etc/hosts)    an absolute path             Read(~/.ssh/**)  below the home folder
+    read_file, mcp__server__tool                      one tool by its exact name
+
+Path specifiers are gitignore patterns (the ``pathspec`` package): a pattern without a
+slash matches at any depth, a leading ``/`` or ``./`` anchors it at the workspace, and a
+pattern matching a folder matches everything in it.
+
+Rules are read in two senses. To ALLOW, a rule must cover the whole request: every simple
+command of a shell command is covered by the rule or read-only, and the command has
+nothing but plain words (no redirection, expansion or substitution), so
+``Bash(npm test:*)`` never covers ``npm test && rm -rf /`` or ``npm test > ~/.bashrc``. To
+DENY (and to ASK), a rule only needs to possibly touch part of it: any command anywhere
+in the tree, inside ``$(...)``, after ``sudo``/``env``/``xargs``, inside ``bash -c '...'``,
+or with a name computed at run time; a command that cannot be parsed is assumed to match.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+import pathspec
+
+from vibe_tui.policy.shell import LooseArgv, analyse_command, reachable_commands, static_words
+from vibe_tui.tools.base import ToolRequest
+
+Sense = Literal["allow", "deny"]
+
+# Rule families and the tools they name.
+FAMILIES: dict[str, frozenset[str]] = {
+    "Bash": frozenset({"bash", "interactive_start"}),
+    "Read": frozenset({"read_file", "list_dir", "grep", "repo_map"}),
+    "Edit": frozenset({"edit_file", "write_file"}),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    tool_family: str  # "Bash", "Read", "Edit", or an exact tool name
+    specifier: str | None = None  # None: every call of the family or tool
+
+    def __str__(self) -> str:
+        return self.tool_family if self.specifier is None else f"{self.tool_family}({self.specifier})"
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and name[0].isalpha() and all(c.isalnum() or c in "_-" for c in name)
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_rule(text: str) -> Rule:
+    """``"Bash(npm test:*)"`` -> Rule("Bash", "npm test:*"); ValueError when malformed."""
+    stripped = text.strip()
+    name, paren, rest = stripped.partition("(")
+    name = name.strip()
+    if not _valid_name(name):
+        raise ValueError(f"not a permission rule: {text!r}")
+    if not paren:
+        return Rule(name)
+    if not rest.endswith(")"):
+        raise ValueError(f"permission rule {text!r} lacks its closing parenthesis")
+    specifier = rest[:-1].strip()
+    return Rule(name, None if specifier in ("", "*") else specifier)
+
+
+def family_of(tool: str) -> str | None:
+    return next((family for family, tools in FAMILIES.items() if tool in tools), None)
+
+
+def _rule_family(rule: Rule) -> str | None:
+    return rule.tool_family if rule.tool_family in FAMILIES else family_of(rule.tool_family)
+
+
+def _applies(rule: Rule, tool: str, sense: Sense) -> bool:
+    if tool in FAMILIES.get(rule.tool_family, frozenset({rule.tool_family})):
+        return True
+    # What an edit's diff or a command's output shows is read too, so a Read deny with
+    # a path also guards edits and (as far as the words of a command tell) commands.
+    return (sense == "deny" and rule.tool_family == "Read" and rule.specifier is not None
+            and family_of(tool) in ("Edit", "Bash"))
+
+
+def rule_matches(rule: Rule, request: ToolRequest, workspace: Path, sense: Sense = "allow") -> bool:
+    """Does ``rule`` match ``request``, read to allow or to deny (see the module doc)?"""
+    if not _applies(rule, request.tool, sense):
+        return False
+    if rule.specifier is None:
+        return True
+    family = family_of(request.tool)
+    if family == "Bash":
+        if _rule_family(rule) == "Read":
+            return _command_reads(rule.specifier, request.command, workspace)
+        return _bash_matches(rule.specifier, request.command, sense)
+    if family in ("Read", "Edit"):
+        return any(_path_matches(rule.specifier, path, workspace, sense)
+                   for path in candidate_paths(request, workspace, lexical=sense == "deny"))
+    # A specifier on a tool we cannot read it for: deny and ask assume it applies.
+    return sense == "deny"
+
+
+def first_match(rules: Iterable[Rule], request: ToolRequest, workspace: Path,
+                sense: Sense) -> Rule | None:
+    return next((r for r in rules if rule_matches(r, request, workspace, sense)), None)
+
+
+def allowing_rule(rules: Sequence[Rule], request: ToolRequest, workspace: Path) -> Rule | None:
+    """A rule that allows ``request``. A shell command may be covered by several rules
+    together (``npm test && git add .`` by ``Bash(npm test:*)`` and ``Bash(git add:*)``);
+    the first one used is returned. None when the commands are all read-only anyway."""
+    whole = first_match(rules, request, workspace, "allow")
+    if whole is not None or family_of(request.tool) != "Bash" or request.command is None:
+        return whole
+    analysis = analyse_command(request.command)
+    if not analysis.plain:
+        return None
+    patterns = [(r, _bash_pattern(r.specifier)) for r in rules
+                if r.specifier is not None and _applies(r, request.tool, "allow")]
+    used: list[Rule] = []
+    for argv, problem in zip(analysis.commands, analysis.problems):
+        if problem is None:
+            continue
+        rule = next((r for r, (words, prefix) in patterns if _covers(words, prefix, argv)), None)
+        if rule is None:
+            return None
+        used.append(rule)
+    return used[0] if used else None
+
+
+# -- Bash specifiers -------------------------------------------------------------------
+
+
+def _bash_pattern(specifier: str) -> tuple[list[str], bool]:
+    """"npm test:*" -> (["npm", "test"], prefix=True); "git status" -> exact."""
+    prefix = specifier.endswith(":*")
+    body = specifier[:-2] if prefix else specifier
+    try:
+        words = shlex.split(body)
+    except ValueError:
+        words = body.split()
+    return words, prefix
+
+
+def _covers(words: list[str], prefix: bool, argv: list[str]) -> bool:
+    return argv[:len(words)] == words and (prefix or len(argv) == len(words))
+
+
+def _bash_matches(specifier: str, command: str | None, sense: Sense) -> bool:
+    if command is None:
+        return sense == "deny"
+    words, prefix = _bash_pattern(specifier)
+    if not words:
+        return True  # Bash(:*)
+    if sense == "deny":
+        reachable = reachable_commands(command)
+        return reachable is None or any(_may_start_with(argv, words, prefix) for argv in reachable)
+    analysis = analyse_command(command)
+    if not analysis.plain:
+        return False
+    covered = [_covers(words, prefix, argv) for argv in analysis.commands]
+    return any(covered) and all(c or p is None for c, p in zip(covered, analysis.problems))
+
+
+def _may_start_with(argv: LooseArgv, words: list[str], prefix: bool) -> bool:
+    """Could this command be ``words``...? A word computed at run time (None) could be
+    anything, even several words or none; /bin/rm is rm."""
+    for i, word in enumerate(words):
+        if i >= len(argv):
+            return False
+        value = argv[i]
+        if value is None:
+            return True
+        if value != word and not (i == 0 and posixpath.basename(value) == word):
+            return False
+    return prefix or all(value is None for value in argv[len(words):])
+
+
+def _command_reads(specifier: str, command: str | None, workspace: Path) -> bool:
+    """Best effort: does a literal word of the command name a path the rule covers?"""
+    words = static_words(command) if command else None
+    for word in words or ():
+        if word.startswith("-") or not word or "\n" in word:
+            continue
+        path = Path(os.path.normpath(workspace / os.path.expanduser(word)))
+        if _path_matches(specifier, path, workspace, "deny"):
+            return True
+    return False
+
+
+# -- path specifiers -------------------------------------------------------------------
+
+
+def candidate_paths(request: ToolRequest, workspace: Path, lexical: bool) -> list[Path]:
+    """The resolved paths of the request; with ``lexical``, also the path as written
+    (relative to the workspace, ``..`` folded, links not followed), so a deny on a
+    symlink's own name holds as well as one on its target."""
+    paths = list(request.paths)
+    raw = request.args.get("path") if lexical else None
+    if isinstance(raw, str) and raw and "\x00" not in raw:
+        paths.append(Path(os.path.normpath(workspace / os.path.expanduser(raw))))
+    return paths
+
+
+@functools.lru_cache(maxsize=512)
+def _gitignore(pattern: str) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
+def _anchor(specifier: str, workspace: Path) -> tuple[PurePosixPath, str]:
+    """Where a pattern is rooted, and the pattern as gitignore reads it from there."""
+    if specifier.startswith("//"):
+        return PurePosixPath("/"), specifier[1:]
+    if specifier == "~" or specifier.startswith("~/"):
+        return PurePosixPath(os.path.expanduser("~")), "/" + specifier[2:]
+    if specifier.startswith("./"):
+        return PurePosixPath(workspace), "/" + specifier[2:]
+    return PurePosixPath(workspace), specifier
+
+
+def _path_matches(specifier: str, path: Path, workspace: Path, sense: Sense) -> bool:
+    anchor, pattern = _anchor(specifier, workspace)
+    try:
+        relative = PurePosixPath(path).relative_to(anchor).as_posix()
+    except ValueError:
+        return False
+    if relative == "." or not pattern.strip("/"):
+        return not pattern.strip("/")  # Read(./) or Read(//): everything below the anchor
+    spec = _gitignore(pattern)
+    # Whether the path is a folder is not known without looking; to deny, assume it may be.
+    return spec.match_file(relative) or (sense == "deny" and spec.match_file(relative + "/"))
