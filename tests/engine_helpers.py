@@ -1,0 +1,44 @@
+"""Shared helpers for engine tests: a session wired to the fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from vibe_tui.config import Config
+from vibe_tui.core import events as ev
+from vibe_tui.core.session import Session
+
+
+def make_session(llm, workspace: Path, **config) -> Session:
+    config.setdefault("model_retry_base_s", 0.01)
+    return Session(Config(model=llm.model, api_base=llm.base_url, **config), workspace)
+
+
+async def run_turn(session: Session, text: str, timeout: float = 30) -> ev.TurnEnded:
+    """Send ``text`` and wait for the end of that turn."""
+    turn_id = session.send(text)
+    await asyncio.wait_for(session.wait_idle(), timeout)
+    return ended(session, turn_id)
+
+
+def ended(session: Session, turn_id: int) -> ev.TurnEnded:
+    return [e for e in session.event_log if isinstance(e, ev.TurnEnded) and e.turn_id == turn_id][-1]
+
+
+def of_type(session: Session, cls):
+    return [e for e in session.event_log if isinstance(e, cls)]
+
+
+async def wait_until(predicate, timeout: float = 10.0) -> None:
+    """Poll a condition on the event loop (the session runs on it too)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+def tool_messages(request: dict) -> list[dict]:
+    return [m for m in request["messages"] if m["role"] == "tool"]

@@ -1,0 +1,196 @@
+"""The agent loop against the fake model server, reached through LiteLLM."""
+
+from __future__ import annotations
+
+import json
+
+from engine_helpers import make_session, of_type, run_turn, tool_messages
+from vibe_tui.core import events as ev
+from vibe_tui.core.loop import EMPTY_ANSWER_PROMPT, REPEAT_HINT
+from vibe_tui.testing.fake_llm import cut_stream, error, hold, text, tool_call, tool_calls
+
+
+async def test_text_answer_streams_and_completes(fake_llm, tmp_path):
+    fake_llm.push(text("Hello there, the answer is 42."))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "what is the answer?")
+    assert end.state == "completed"
+    deltas = "".join(e.text for e in of_type(session, ev.TextDelta))
+    assert deltas == "Hello there, the answer is 42."
+    assert of_type(session, ev.AssistantMessage)[-1].text == deltas
+    request = fake_llm.requests[0]
+    assert request["stream"] is True
+    assert request["messages"][0]["role"] == "system"
+    assert request["messages"][-1] == {"role": "user", "content": "what is the answer?"}
+    assert {t["function"]["name"] for t in request["tools"]} >= {"read_file", "bash", "grep"}
+    usage = of_type(session, ev.Usage)
+    assert usage and usage[-1].prompt_tokens > 0 and usage[-1].cost is None  # unknown model
+
+
+async def test_tool_results_are_fed_back_until_a_plain_answer(fake_llm, tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.py"})), text("x is 1"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "read a.py")
+    assert end.state == "completed"
+    result = of_type(session, ev.ToolResult)[0]
+    assert result.status == "ok" and "x = 1" in result.output
+    second = fake_llm.requests[1]
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"][0]
+    assert assistant["tool_calls"][0]["function"]["name"] == "read_file"
+    assert "x = 1" in tool_messages(second)[0]["content"]
+
+
+async def test_step_limit_ends_the_turn_with_state_limit(fake_llm, tmp_path):
+    (tmp_path / "f.txt").write_text("data\n")
+    for offset in range(1, 6):
+        fake_llm.push(tool_calls(tool_call("read_file", {"path": "f.txt", "offset": offset})))
+    session = make_session(fake_llm, tmp_path, max_steps=3)
+    end = await run_turn(session, "loop forever")
+    assert end.state == "limit"
+    assert len(fake_llm.requests) == 3
+    assert "max_steps" in end.message
+
+
+async def test_repeated_failing_call_gets_a_hint_then_ends_the_turn(fake_llm, tmp_path):
+    for _ in range(3):
+        fake_llm.push(tool_calls(tool_call("read_file", {"path": "missing.py"})))
+    fake_llm.push(text("never reached"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "read missing.py")
+    results = of_type(session, ev.ToolResult)
+    assert REPEAT_HINT not in results[0].output
+    assert REPEAT_HINT in results[1].output
+    assert end.state == "failed" and "three times" in end.message
+    assert len(fake_llm.requests) == 3
+
+
+async def test_empty_answer_is_reprompted_once(fake_llm, tmp_path):
+    fake_llm.push(text(""), text("Now a real answer."))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "completed"
+    assert fake_llm.requests[1]["messages"][-1] == {"role": "user", "content": EMPTY_ANSWER_PROMPT}
+
+
+async def test_empty_answer_twice_fails(fake_llm, tmp_path):
+    fake_llm.push(text(""), text(""))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed" and "empty" in end.message
+
+
+async def test_malformed_arguments_unknown_tool_and_missing_argument(fake_llm, tmp_path):
+    fake_llm.push(
+        tool_calls(
+            tool_call("read_file", '{"path": "a.py"', id="bad"),
+            tool_call("teleport", {"to": "mars"}, id="unknown"),
+            tool_call("read_file", {}, id="missing"),
+        ),
+        text("ok"),
+    )
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "go")
+    assert end.state == "completed"
+    results = {r.call_id: r for r in of_type(session, ev.ToolResult)}
+    assert "invalid JSON" in results["bad"].output
+    assert "unknown tool 'teleport'" in results["unknown"].output
+    assert "read_file" in results["unknown"].output  # lists the real ones
+    assert "path" in results["missing"].output
+    assert all(r.status == "error" for r in results.values())
+    # The broken arguments never reach the provider again.
+    assistant = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "assistant"][0]
+    sent = {c["id"]: c["function"]["arguments"] for c in assistant["tool_calls"]}
+    assert sent["bad"] == "{}"
+    json.loads(sent["unknown"])
+
+
+async def test_rate_limit_is_retried_after_the_given_delay(fake_llm, tmp_path):
+    fake_llm.push(error(429, "slow down", retry_after=0.2), error(500, "boom"), text("made it"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "completed"
+    retries = [e for e in of_type(session, ev.Error) if e.retrying]
+    assert len(retries) == 2
+    assert "retrying in 0.2 s" in retries[0].message
+    assert len(fake_llm.requests) == 3
+
+
+async def test_server_errors_give_up_after_three_tries(fake_llm, tmp_path):
+    fake_llm.push(error(500, "boom"), error(503, "down"), error(500, "still"), text("late"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed"
+    assert len(fake_llm.requests) == 3
+
+
+async def test_auth_error_fails_with_a_clear_message(fake_llm, tmp_path):
+    fake_llm.push(error(401, "Incorrect API key provided"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed"
+    assert "authentication failed" in end.message and "API key" in end.message
+    assert len(fake_llm.requests) == 1  # not retried
+
+
+async def test_unknown_model_fails_without_retrying(fake_llm, tmp_path):
+    fake_llm.push(error(404, "The model `nope` does not exist"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed" and "not found" in end.message
+    assert len(fake_llm.requests) == 1
+
+
+async def test_context_overflow_fails_with_a_clear_message(fake_llm, tmp_path):
+    fake_llm.push(error(400, "This model's maximum context length is 8192 tokens. However, "
+                             "your messages resulted in 9000 tokens."))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed" and "context window" in end.message
+    assert len(fake_llm.requests) == 1
+
+
+async def test_cut_stream_keeps_partial_text_and_a_valid_history(fake_llm, tmp_path):
+    fake_llm.push(cut_stream("The first half of an answ"), text("second turn answer"))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed"
+    partial = of_type(session, ev.AssistantMessage)[-1]
+    assert partial.partial and partial.text.startswith("The first half")
+    end2 = await run_turn(session, "again")
+    assert end2.state == "completed"
+    roles = [m["role"] for m in fake_llm.requests[-1]["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+async def test_no_model_configured_fails_clearly(tmp_path):
+    from vibe_tui.config import Config
+    from vibe_tui.core.session import Session
+
+    session = Session(Config(), tmp_path)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed" and "--model" in end.message
+
+
+async def test_read_only_calls_in_one_response_all_get_results(fake_llm, tmp_path):
+    for name in "abc":
+        (tmp_path / f"{name}.txt").write_text(name * 3)
+    calls = [tool_call("read_file", {"path": f"{n}.txt"}, id=f"c{n}") for n in "abc"]
+    fake_llm.push(tool_calls(*calls), text("read them"))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "read all")
+    outputs = {r.call_id: r.output for r in of_type(session, ev.ToolResult)}
+    assert set(outputs) == {"ca", "cb", "cc"}
+    assert "bbb" in outputs["cb"]
+    assert [m["tool_call_id"] for m in tool_messages(fake_llm.requests[1])] != []
+
+
+async def test_a_model_timeout_is_retried(fake_llm, tmp_path):
+    fake_llm.push(hold(text("too late")), text("on time"))
+    session = make_session(fake_llm, tmp_path, model_timeout_s=0.5)
+    end = await run_turn(session, "hi")
+    fake_llm.release()
+    assert end.state == "completed"
+    assert of_type(session, ev.AssistantMessage)[-1].text == "on time"
+    retries = [e for e in of_type(session, ev.Error) if e.retrying]
+    assert len(retries) == 1

@@ -1,0 +1,87 @@
+"""Command line: ``vibe-tui`` opens the app; ``vibe-tui -p TASK`` runs one turn headless."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from vibe_tui import __version__
+from vibe_tui.config import Config, load_config
+from vibe_tui.policy.types import MODES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vibe-tui", description="A terminal coding agent for any model provider.")
+    parser.add_argument("-p", "--print", dest="task", metavar="TASK",
+                        help="run TASK in the current directory without the screen, print the answer")
+    parser.add_argument("--model", help="LiteLLM model string, e.g. openai/gpt-4.1")
+    parser.add_argument("--api-base", help="base URL of the provider or OpenAI-compatible server")
+    parser.add_argument("--api-key", help="API key (default: the provider's usual env variable)")
+    parser.add_argument("--mode", choices=MODES, help="permission mode (default: default)")
+    parser.add_argument("--allow", action="append", default=[], metavar="RULE",
+                        help="permission rule that runs without asking, e.g. 'Bash(npm test:*)'")
+    parser.add_argument("--deny", action="append", default=[], metavar="RULE",
+                        help="permission rule that is always refused")
+    parser.add_argument("--max-steps", type=int, help="model calls per turn (default 30)")
+    parser.add_argument("--output-format", choices=("text", "jsonl"), default="text",
+                        help="headless output: the answer as text, or one JSON event per line")
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                        help="resume the last session of this workspace")
+    resume.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("-C", "--cwd", type=Path, default=None,
+                        help="workspace folder (default: the current directory)")
+    parser.add_argument("--version", action="version", version=f"vibe-tui {__version__}")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    config = load_config()
+    config = config.with_overrides(
+        model=args.model, api_base=args.api_base, api_key=args.api_key, mode=args.mode,
+        max_steps=args.max_steps,
+        allow=[*config.allow, *args.allow] if args.allow else None,
+        deny=[*config.deny, *args.deny] if args.deny else None,
+    )
+    config.check_rules()
+    return config
+
+
+def open_session(args: argparse.Namespace, config: Config, *, interactive: bool):
+    from vibe_tui.core.session import Session
+    from vibe_tui.core.store import find_session
+
+    workspace = (args.cwd or Path.cwd()).resolve()
+    if args.continue_last or args.resume:
+        path = find_session(workspace, None if args.continue_last else args.resume)
+        return Session.resume(config, workspace, path, interactive=interactive)
+    return Session(config, workspace, interactive=interactive)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = config_from_args(args)
+        if args.task is not None:
+            return asyncio.run(_headless(args, config))
+        session = open_session(args, config, interactive=True)
+    except (LookupError, ValueError, OSError) as exc:
+        print(f"vibe-tui: {exc}", file=sys.stderr)
+        return 2
+    from vibe_tui.app import run_tui
+
+    return run_tui(session)
+
+
+async def _headless(args: argparse.Namespace, config: Config) -> int:
+    from vibe_tui.headless import run_headless
+
+    session = open_session(args, config, interactive=False)
+    return await run_headless(session, args.task, args.output_format)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Approvals are futures: the loop awaits one, any view resolves it, the first answer wins."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from vibe_tui.tools.base import ToolRequest
+
+DECISIONS = ("allow", "always", "deny")
+
+
+@dataclass
+class Answer:
+    decision: str  # allow | always | deny
+    by: str
+    note: str | None = None
+
+
+@dataclass
+class PendingApproval:
+    approval_id: str
+    call_id: str
+    request: ToolRequest
+    grant: str | None
+    future: asyncio.Future[Answer]
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """What a view learns from answering: whether its answer counted, and the winner."""
+
+    accepted: bool
+    decision: str
+    by: str
+    message: str
+
+
+class ApprovalBook:
+    def __init__(self) -> None:
+        self._pending: dict[str, PendingApproval] = {}
+        self._settled: dict[str, Answer] = {}
+        self._count = 0
+
+    def open(self, call_id: str, request: ToolRequest, grant: str | None) -> PendingApproval:
+        self._count += 1
+        approval_id = f"ap{self._count}"
+        future = asyncio.get_running_loop().create_future()
+        pending = PendingApproval(approval_id, call_id, request, grant, future)
+        self._pending[approval_id] = pending
+        return pending
+
+    def pending(self) -> list[PendingApproval]:
+        return list(self._pending.values())
+
+    def settle(self, approval_id: str, answer: Answer) -> AnswerOutcome:
+        """Resolve an approval once; a late answer is told who answered first."""
+        if approval_id in self._settled:
+            winner = self._settled[approval_id]
+            return AnswerOutcome(False, winner.decision, winner.by,
+                                 f"already settled: {winner.by} answered {winner.decision}")
+        pending = self._pending.pop(approval_id, None)
+        if pending is None:
+            return AnswerOutcome(False, "", "", f"no approval with id {approval_id}")
+        self._settled[approval_id] = answer
+        if not pending.future.done():
+            pending.future.set_result(answer)
+        return AnswerOutcome(True, answer.decision, answer.by, "done")
+
+    def get(self, approval_id: str) -> PendingApproval | None:
+        return self._pending.get(approval_id)

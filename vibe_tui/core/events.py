@@ -1,0 +1,169 @@
+"""Session events: the record every view follows and the JSONL log keeps.
+
+Each event is a small frozen dataclass. ``id`` is unique and increasing within a session
+(the web view's SSE ids are these ids); ``turn_id`` names the turn it belongs to (0 for
+events outside any turn).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    type: ClassVar[str] = "event"
+    id: int
+    turn_id: int
+    ts: float
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        EVENT_TYPES[cls.type] = cls
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"type": self.type}
+        data.update(dataclasses.asdict(self))
+        return data
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    data = dict(data)
+    cls = EVENT_TYPES[data.pop("type")]
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStarted(Event):
+    type: ClassVar[str] = "session_started"
+    session_id: str
+    workspace: str
+    model: str
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted(Event):
+    type: ClassVar[str] = "turn_started"
+    prompt: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserMessage(Event):
+    type: ClassVar[str] = "user_message"
+    text: str
+    steering: bool = False  # sent while the turn was running
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistantMessage(Event):
+    """One complete model response: its text and the tool calls it asked for, as the
+    provider sent them (arguments are the raw JSON string)."""
+
+    type: ClassVar[str] = "assistant_message"
+    text: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    partial: bool = False  # the stream was cut; text is what arrived
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall(Event):
+    type: ClassVar[str] = "tool_call"
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    summary: str  # one line for the timeline
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequested(Event):
+    type: ClassVar[str] = "approval_requested"
+    approval_id: str
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    reason: str
+    grant: str | None = None  # the rule an "always" answer would add
+    diff: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalResolved(Event):
+    type: ClassVar[str] = "approval_resolved"
+    approval_id: str
+    call_id: str
+    decision: str  # allow | always | deny
+    by: str  # which view answered, or "policy" / "headless" / "interrupt"
+    note: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult(Event):
+    type: ClassVar[str] = "tool_result"
+    call_id: str
+    tool: str
+    output: str  # exactly what the model reads
+    status: str  # ok | error | denied | interrupted
+    duration_s: float = 0.0
+    diff: str | None = None
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Usage(Event):
+    type: ClassVar[str] = "usage"
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None  # None when LiteLLM does not know the model's price
+    session_cost: float
+    session_tokens: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnEnded(Event):
+    type: ClassVar[str] = "turn_ended"
+    state: str  # completed | failed | interrupted | limit
+    message: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Error(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    retrying: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    """Something the user should see that is not part of the conversation."""
+
+    type: ClassVar[str] = "notice"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModeChanged(Event):
+    type: ClassVar[str] = "mode_changed"
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelChanged(Event):
+    type: ClassVar[str] = "model_changed"
+    model: str

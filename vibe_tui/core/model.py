@@ -1,0 +1,294 @@
+"""The model adapter: the only module that imports LiteLLM.
+
+It streams one completion, hands text deltas to a callback as they arrive, assembles
+tool-call deltas, and turns provider failures into ``ModelError`` with a kind the loop
+can act on (retry, or end the turn with a clear message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+_litellm = None
+_import_lock = threading.Lock()
+
+
+def litellm_module():
+    """Import LiteLLM once, quietly and without network: it costs seconds, so views call
+    ``preload()`` in the background after their first frame."""
+    global _litellm
+    if _litellm is None:
+        with _import_lock:
+            if _litellm is None:
+                # Without this LiteLLM fetches its price list from the network at import.
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                import litellm
+
+                litellm.suppress_debug_info = True
+                litellm.drop_params = True
+                # We register no LiteLLM callbacks (the session keeps its own record), so its
+                # per-stream success logging is pure cost: milliseconds of GIL per call.
+                litellm.disable_streaming_logging = True
+                _litellm = litellm
+    return _litellm
+
+
+async def preload() -> None:
+    await asyncio.to_thread(litellm_module)
+
+
+@dataclass
+class ModelSettings:
+    model: str
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 120.0
+    temperature: float | None = None
+
+
+@dataclass
+class ModelResponse:
+    text: str = ""
+    # OpenAI-shaped calls: {"id", "type": "function", "function": {"name", "arguments"}}
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ModelError(Exception):
+    """kind: rate_limit | server | timeout | connection | auth | not_found | context |
+    bad_request | stream_cut | other. ``partial`` holds what streamed before a cut."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        partial: ModelResponse | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.retry_after = retry_after
+        self.partial = partial
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in ("rate_limit", "server", "timeout", "connection")
+
+
+class _ToolCallAssembler:
+    """Tool calls arrive as fragments keyed by index; the first carries id and name."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, dict[str, Any]] = {}
+
+    def add(self, delta: Any) -> None:
+        index = getattr(delta, "index", None)
+        if index is None:
+            index = len(self._calls)
+        call = self._calls.setdefault(
+            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+        )
+        if getattr(delta, "id", None):
+            call["id"] = delta.id
+        function = getattr(delta, "function", None)
+        if function is not None:
+            if getattr(function, "name", None):
+                call["function"]["name"] = function.name
+            if getattr(function, "arguments", None):
+                call["function"]["arguments"] += function.arguments
+
+    def calls(self) -> list[dict[str, Any]]:
+        result = []
+        for position, index in enumerate(sorted(self._calls)):
+            call = self._calls[index]
+            if not call["id"]:
+                call["id"] = f"call_{position}"  # some local servers send no id
+            result.append(call)
+        return [c for c in result if c["function"]["name"]]
+
+
+async def stream_completion(
+    settings: ModelSettings,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    on_text: Callable[[str], None],
+) -> ModelResponse:
+    """One streamed model call. Raises ModelError; never retries by itself."""
+    # A thread hop only for the first, slow import; afterwards it is a plain lookup.
+    litellm = _litellm if _litellm is not None else await asyncio.to_thread(litellm_module)
+    response = ModelResponse()
+    assembler = _ToolCallAssembler()
+    text_parts: list[str] = []
+    try:
+        stream = await litellm.acompletion(**_request(settings, messages, tools))
+        async for chunk in stream:
+            _absorb_chunk(chunk, response, assembler, text_parts, on_text)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # every provider failure becomes a ModelError
+        response.text = "".join(text_parts)
+        response.tool_calls = []
+        raise classify_error(exc, litellm, response) from exc
+    response.text = "".join(text_parts)
+    response.tool_calls = assembler.calls()
+    return response
+
+
+def _request(
+    settings: ModelSettings, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "model": settings.model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "timeout": settings.timeout_s,
+        # The loop retries with Retry-After honoured; LiteLLM must not retry underneath it.
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if tools:
+        request["tools"] = tools
+    if settings.api_base:
+        request["api_base"] = settings.api_base
+    api_key = settings.api_key
+    if api_key is None and settings.api_base and _needs_placeholder_key(settings.model):
+        # OpenAI-compatible local servers take any key, but the client insists on one.
+        api_key = "sk-no-key"
+    if api_key:
+        request["api_key"] = api_key
+    if settings.temperature is not None:
+        request["temperature"] = settings.temperature
+    return request
+
+
+def _needs_placeholder_key(model: str) -> bool:
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    env_name = {"openai": "OPENAI_API_KEY", "hosted_vllm": "", "ollama": ""}.get(provider)
+    return env_name is not None and (env_name == "" or not os.environ.get(env_name))
+
+
+def _absorb_chunk(chunk, response, assembler, text_parts, on_text) -> None:
+    usage = getattr(chunk, "usage", None)
+    if usage:
+        response.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
+        response.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+    for choice in getattr(chunk, "choices", None) or []:
+        delta = getattr(choice, "delta", None)
+        if delta is not None:
+            content = getattr(delta, "content", None)
+            if content:
+                text_parts.append(content)
+                on_text(content)
+            for call_delta in getattr(delta, "tool_calls", None) or []:
+                assembler.add(call_delta)
+        if getattr(choice, "finish_reason", None):
+            response.finish_reason = choice.finish_reason
+
+
+def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelError:
+    """Map a LiteLLM/provider exception to what the loop does with it."""
+    message = _short_message(exc)
+    retry_after = retry_after_seconds(exc)
+    if partial.text:
+        return ModelError("stream_cut", f"the connection to the model broke mid-answer: {message}",
+                          partial=partial)
+    checks: list[tuple[type | tuple[type, ...], str]] = [
+        (litellm.ContextWindowExceededError, "context"),
+        (litellm.AuthenticationError, "auth"),
+        (litellm.PermissionDeniedError, "auth"),
+        (litellm.NotFoundError, "not_found"),
+        (litellm.RateLimitError, "rate_limit"),
+        (litellm.Timeout, "timeout"),
+        ((litellm.InternalServerError, litellm.ServiceUnavailableError), "server"),
+        (litellm.APIConnectionError, "connection"),
+        (litellm.BadRequestError, "bad_request"),
+    ]
+    for types, kind in checks:
+        if isinstance(exc, types):
+            return ModelError(kind, message, retry_after=retry_after)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and (status >= 500 or status == 429):
+        return ModelError("server" if status >= 500 else "rate_limit", message,
+                          retry_after=retry_after)
+    return ModelError("other", message)
+
+
+def retry_after_seconds(exc: Exception) -> float | None:
+    """The provider's Retry-After, from whichever place LiteLLM kept the headers."""
+    candidates = []
+    response = getattr(exc, "response", None)
+    if response is not None:
+        candidates.append(getattr(response, "headers", None))
+    candidates.append(getattr(exc, "litellm_response_headers", None))
+    candidates.append(getattr(exc, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _short_message(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    # LiteLLM prefixes messages with its own class path; the provider's words matter.
+    for prefix in ("litellm.", "OpenAIException - "):
+        if text.startswith(prefix):
+            text = text.split(" - ", 1)[-1] if " - " in text else text
+    return text.strip()[:500]
+
+
+@functools.cache
+def _prices(model: str) -> tuple[float, float] | None:
+    """(input, output) price per token, looked up once per model: LiteLLM's lookup costs
+    about a millisecond, and raises for models it has no price for (local ones)."""
+    try:
+        info = litellm_module().get_model_info(model)
+    except Exception:
+        return None
+    prompt_price = info.get("input_cost_per_token")
+    completion_price = info.get("output_cost_per_token")
+    if prompt_price is None or completion_price is None:
+        return None
+    return float(prompt_price), float(completion_price)
+
+
+def response_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Price of one call, or None when LiteLLM does not know the model's price."""
+    prices = _prices(model)
+    if prices is None:
+        return None
+    return prompt_tokens * prices[0] + completion_tokens * prices[1]
+
+
+def describe_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse a call's JSON arguments: (args, None) or (None, what is wrong)."""
+    if raw is None or raw.strip() == "":
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON in the arguments ({exc.msg} at column {exc.colno})"
+    if not isinstance(value, dict):
+        return None, f"the arguments must be a JSON object, got {type(value).__name__}"
+    return value, None

@@ -1,0 +1,79 @@
+"""Headless mode (``vibe-tui -p TASK``): one turn, printed as text or as JSONL events.
+
+Nobody can answer an approval here, so the session turns every "ask" into a denial the
+model is told about (the events show both the request and the denial).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from vibe_tui.core import events as ev
+from vibe_tui.core.session import Session
+
+
+async def run_headless(session: Session, task: str, output_format: str = "text",
+                       out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run ``task`` to the end of its turn; exit code 0 only when it completed."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    printer = JsonlPrinter(out) if output_format == "jsonl" else TextPrinter(out, err)
+    turn_id = session.send(task)
+    state = "failed"
+    async for event in session.events(after=session.restored_until):
+        printer.show(event)
+        if isinstance(event, ev.TurnEnded) and event.turn_id == turn_id:
+            state = event.state
+            break
+    await session.close()
+    return 0 if state == "completed" else 1
+
+
+class JsonlPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def show(self, event: ev.Event) -> None:
+        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class TextPrinter:
+    """The answer on stdout as it streams; tool activity and problems on stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self._at_line_start = True
+
+    def show(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._at_line_start = event.text.endswith("\n")
+        elif isinstance(event, ev.AssistantMessage):
+            self._end_line()
+        elif isinstance(event, ev.ToolCall):
+            self._note(f"→ {event.tool}: {event.summary}")
+        elif isinstance(event, ev.ApprovalResolved) and event.by == "headless":
+            self._note("  denied: needs approval (use --allow or --mode)")
+        elif isinstance(event, ev.ToolResult) and event.status != "ok":
+            first_line = event.output.strip().splitlines()[0] if event.output.strip() else ""
+            self._note(f"  {event.status}: {first_line[:200]}")
+        elif isinstance(event, ev.Error):
+            self._note(f"error: {event.message}")
+        elif isinstance(event, ev.TurnEnded) and event.state != "completed":
+            self._note(f"turn {event.state}: {event.message or ''}".rstrip(": "))
+
+    def _end_line(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._at_line_start = True
+
+    def _note(self, text: str) -> None:
+        self._end_line()
+        self.err.write(text + "\n")
+        self.err.flush()
