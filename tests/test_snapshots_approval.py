@@ -1,0 +1,67 @@
+"""Snapshot tests of the approval modal, at fixed terminal sizes.
+
+The snapshots live in ``snapshots/`` at the repository root, one folder per test
+module. pytest-textual-snapshot 1.1.0 stores them through syrupy next to the test
+(``tests/__snapshots__/``) and has no option for the folder, so this module overrides
+syrupy's ``snapshot`` fixture with one whose SVG extension answers a different folder.
+Update with ``uv run pytest tests/test_snapshots_approval.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from syrupy.assertion import SnapshotAssertion
+from syrupy.location import PyTestLocation
+
+SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
+APPS = "snapshot_apps/approval_app.py"
+
+
+class RootSVGExtension(SVGImageExtension):
+    @classmethod
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
+        return str(SNAPSHOT_DIR / test_location.basename)
+
+
+class RootSnapshotAssertion(SnapshotAssertion):
+    """``snap_compare`` switches to ``SVGImageExtension``; switch to ours instead."""
+
+    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
+        if extension_class is SVGImageExtension:
+            extension_class = RootSVGExtension
+        return super().use_extension(extension_class)
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return RootSnapshotAssertion(
+        update_snapshots=snapshot.update_snapshots,
+        extension_class=snapshot.extension_class,
+        test_location=snapshot.test_location,
+        session=snapshot.session,
+    )
+
+
+async def settle(pilot: Any) -> None:
+    # The modal is pushed from on_mount: let it compose and lay out first.
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_bash_approval(snap_compare: Any) -> None:
+    """A bash command with its grant, the second argument line and "1 of 3"."""
+    assert snap_compare(f"{APPS}:BashApprovalApp", terminal_size=(100, 30), run_before=settle)
+
+
+def test_edit_approval(snap_compare: Any) -> None:
+    """An edit: path, then the diff with gutters, colours and syntax."""
+    assert snap_compare(f"{APPS}:EditApprovalApp", terminal_size=(100, 30), run_before=settle)
+
+
+def test_edit_approval_80x24(snap_compare: Any) -> None:
+    """The same edit in the smallest terminal we support: the diff scrolls, keys stay."""
+    assert snap_compare(f"{APPS}:EditApprovalApp", terminal_size=(80, 24), run_before=settle)
