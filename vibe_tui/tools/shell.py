@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.tools.environment import command_env
 from vibe_tui.tools.base import (
     ToolContext,
     ToolError,
@@ -39,13 +40,6 @@ DRAIN_GRACE_S = 0.5
 
 # Non-interactive defaults: no pagers waiting for a key, no colour codes, no git prompts
 # for credentials (stdin is closed, so a prompt would only fail later and more obscurely).
-EXTRA_ENV = {
-    "CI": "1",
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "TERM": "dumb",
-    "GIT_TERMINAL_PROMPT": "0",
-}
 
 # Characters bash would expand in a ``cd`` argument; we do not emulate expansion.
 _EXPANSION = re.compile(r"[$`*?\[]")
@@ -147,7 +141,7 @@ async def _shell_exit(proc: asyncio.subprocess.Process, pumps: asyncio.Future) -
         await proc.wait()
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
     try:
         return await asyncio.create_subprocess_exec(
             "bash",
@@ -157,7 +151,7 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, **EXTRA_ENV},
+            env=env,
             start_new_session=True,  # own process group: killpg reaches every child
         )
     except FileNotFoundError as exc:
@@ -172,7 +166,7 @@ async def run_command(command: str, ctx: ToolContext, timeout_s: float) -> Comma
     """Run ``command`` with ``bash -c`` in ``ctx.cwd``; kill its group on timeout or when
     the caller is cancelled (the user interrupted)."""
     assert ctx.cwd is not None
-    proc = await _spawn(command, ctx.cwd)
+    proc = await _spawn(command, ctx.cwd, command_env(ctx))
     ctx.running_pids.add(proc.pid)
     result = CommandResult(HeadTail(STDOUT_CAP), HeadTail(STDERR_CAP), returncode=0)
     pumps = asyncio.gather(_pump(proc.stdout, result.stdout), _pump(proc.stderr, result.stderr))
