@@ -13,8 +13,10 @@ from vibe_tui.policy.types import MODES
 
 
 def build_parser() -> argparse.ArgumentParser:
+    commands = "\n".join(f"  vibe-tui {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())
     parser = argparse.ArgumentParser(
-        prog="vibe-tui", description="A terminal coding agent for any model provider.")
+        prog="vibe-tui", description="A terminal coding agent for any model provider.",
+        epilog=f"commands:\n{commands}", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-p", "--print", dest="task", metavar="TASK",
                         help="run TASK in the current directory without the screen, print the answer")
     parser.add_argument("--model", help="LiteLLM model string, e.g. openai/gpt-4.1")
@@ -61,7 +63,36 @@ def open_session(args: argparse.Namespace, config: Config, *, interactive: bool)
     return Session(config, workspace, interactive=interactive)
 
 
+# Subcommands, each a module with ``main(argv) -> int``; imported only when used.
+SUBCOMMANDS = {
+    "policy": ("vibe_tui.policy.check_cli", "check rules: vibe-tui policy check < calls.jsonl"),
+    "sessions": ("vibe_tui.core.sessions_cli", "list this workspace's sessions"),
+    "serve": ("vibe_tui.web.serve_cli", "run a session with the web view only"),
+}
+
+
+def run_subcommand(name: str, argv: list[str]) -> int:
+    import importlib
+
+    module_name, _ = SUBCOMMANDS[name]
+    if name == "policy":
+        if not argv or argv[0] != "check":
+            print("usage: vibe-tui policy check [--mode M] [--allow R] [--deny R] < calls.jsonl",
+                  file=sys.stderr)
+            return 2
+        argv = argv[1:]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        print(f"vibe-tui {name}: not available in this build", file=sys.stderr)
+        return 2
+    return module.main(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in SUBCOMMANDS:
+        return run_subcommand(argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     try:
         config = config_from_args(args)
