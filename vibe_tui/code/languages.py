@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 from pathlib import PurePath
+from types import ModuleType
 
 from tree_sitter import Language
 
@@ -66,6 +67,23 @@ def language_for(path_or_name: str) -> Language | None:
         return None
     module_name, function_name, _ = entry
     return _load(module_name, function_name)
+
+
+def language_by_name(name: str) -> Language | None:
+    """The tree-sitter Language of a language name ("python", "tsx", ...), or None."""
+    for module_name, function_name, language in _GRAMMARS.values():
+        if language == name:
+            return _load(module_name, function_name)
+    return None
+
+
+def grammar_module(name: str) -> ModuleType | None:
+    """The imported grammar wheel for a language name ("python", "tsx", ...), for the
+    queries some wheels ship beside the grammar (``TAGS_QUERY``); None if unknown."""
+    for module_name, _, language in _GRAMMARS.values():
+        if language == name:
+            return importlib.import_module(module_name)
+    return None
 
 
 @functools.cache

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.code.outline import outline_text
 from vibe_tui.code.syntax import syntax_errors
 from vibe_tui.tools.base import (
     ToolContext,
@@ -291,7 +292,10 @@ def read_numbered(path: Path, rel: str, offset: int, limit: int, workspace: Path
         raise ToolError(f"offset {offset} is past the end of {rel}, which has {len(lines)} lines")
     last = min(len(lines), offset + limit - 1)
     body = "\n".join(_numbered(number, lines[number - 1]) for number in range(offset, last + 1))
-    return f"{body}\n{_read_footer(offset, last, len(lines), file.encoding)}", file.mtime_ns
+    # A file longer than one read starts with its outline, so the model can aim the
+    # next offset instead of paging through.
+    outline = outline_text(rel, file.text, len(lines)) if offset == 1 and len(lines) > MAX_READ_LINES else ""
+    return f"{outline}{body}\n{_read_footer(offset, last, len(lines), file.encoding)}", file.mtime_ns
 
 
 class ReadFileTool:
