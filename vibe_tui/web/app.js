@@ -1,0 +1,576 @@
+// vibe-tui web view: follows the session's events (server-sent events) and turns clicks
+// into the Session's doors (POST /message, /answer, /stop). It holds no agent state of
+// its own: reloading the page replays every event and draws the same conversation.
+//
+// Safety: nothing from the model, a tool or the user is ever parsed as HTML. Every piece
+// of text reaches the page through textContent / text nodes; the Markdown renderer builds
+// its few elements (paragraphs, code, emphasis, lists, headings, http(s) links) with
+// createElement. The page's Content-Security-Policy forbids inline script as a backstop.
+(() => {
+  "use strict";
+
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const RECONNECT_MS = 2000;
+
+  // ---- small DOM helpers -----------------------------------------------------------
+
+  const byId = (id) => document.getElementById(id);
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  // ---- Markdown, built as DOM nodes --------------------------------------------------
+
+  const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([^`\s]*)/;
+  const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
+  const RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
+  const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
+  const QUOTE = /^\s{0,3}>\s?(.*)$/;
+  // code span | **strong** | __strong__ | *em* | _em_ | [label](url)
+  const INLINE = new RegExp([
+    "(`+)([^`]|[^`][\\s\\S]*?[^`])\\1(?!`)",
+    "\\*\\*(?=\\S)([\\s\\S]*?\\S)\\*\\*",
+    "(?<!\\w)__(?=\\S)([\\s\\S]*?\\S)__(?!\\w)",
+    "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*",
+    "(?<!\\w)_(?=[^\\s_])([\\s\\S]*?[^\\s_])_(?!\\w)",
+    "\\[([^\\]\\n]+)\\]\\(\\s*([^)\\s]+)\\s*\\)",
+  ].join("|"), "g");
+
+  function startsBlock(line) {
+    return FENCE.test(line) || HEADING.test(line) || RULE.test(line)
+      || LIST_ITEM.test(line) || QUOTE.test(line);
+  }
+
+  function renderMarkdown(source) {
+    const root = document.createDocumentFragment();
+    const lines = source.replace(/\r\n?/g, "\n").split("\n");
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      if (!line.trim()) { i++; continue; }
+      const fence = line.match(FENCE);
+      if (fence) { i = renderFence(lines, i, fence, root); continue; }
+      const heading = line.match(HEADING);
+      if (heading) {
+        const h = el("h" + heading[1].length);
+        appendInline(h, heading[2]);
+        root.append(h);
+        i++;
+        continue;
+      }
+      if (RULE.test(line)) { root.append(el("hr")); i++; continue; }
+      if (LIST_ITEM.test(line)) { i = renderList(lines, i, root); continue; }
+      if (QUOTE.test(line)) {
+        const quoted = [];
+        while (i < lines.length && QUOTE.test(lines[i])) quoted.push(lines[i++].match(QUOTE)[1]);
+        const quote = el("blockquote");
+        quote.append(renderMarkdown(quoted.join("\n")));
+        root.append(quote);
+        continue;
+      }
+      const paragraph = [];
+      do { paragraph.push(lines[i++]); } while (i < lines.length && lines[i].trim() && !startsBlock(lines[i]));
+      const p = el("p");
+      appendInline(p, paragraph.join("\n"));
+      root.append(p);
+    }
+    return root;
+  }
+
+  function renderFence(lines, i, fence, root) {
+    const body = [];
+    i++;
+    // An unclosed fence (text still streaming) runs to the end.
+    while (i < lines.length && !lines[i].trim().startsWith(fence[1])) body.push(lines[i++]);
+    const pre = el("pre", "code");
+    const code = el("code", null, body.join("\n"));
+    if (fence[2]) code.dataset.lang = fence[2];
+    pre.append(code);
+    root.append(pre);
+    return i + 1;
+  }
+
+  function indentOf(line) {
+    return line.length - line.trimStart().length;
+  }
+
+  function renderList(lines, i, root) {
+    const first = lines[i].match(LIST_ITEM);
+    const ordered = /\d/.test(first[2]);
+    const base = first[1].length;
+    const list = el(ordered ? "ol" : "ul");
+    if (ordered && parseInt(first[2], 10) !== 1) list.start = parseInt(first[2], 10);
+    let item = null;
+    let text = [];
+    const flush = () => {
+      if (item && text.length) appendInline(item, text.join("\n"));
+      text = [];
+    };
+    while (i < lines.length) {
+      const line = lines[i];
+      const match = line.match(LIST_ITEM);
+      if (match && match[1].length <= base + 1 && /\d/.test(match[2]) === ordered) {
+        flush();
+        item = el("li");
+        list.append(item);
+        text = [match[3]];
+        i++;
+      } else if (line.trim() && indentOf(line) > base && item) {
+        if (!match) { text.push(line.trim()); i++; continue; }
+        // A nested block: everything indented deeper than this list, rendered on its own.
+        flush();
+        const nested = [];
+        while (i < lines.length && lines[i].trim() && indentOf(lines[i]) > base) nested.push(lines[i++]);
+        const cut = Math.min(...nested.map(indentOf));
+        item.append(renderMarkdown(nested.map((l) => l.slice(cut)).join("\n")));
+      } else if (!line.trim() && i + 1 < lines.length && LIST_ITEM.test(lines[i + 1])
+                 && lines[i + 1].match(LIST_ITEM)[1].length <= base + 1) {
+        i++;  // a blank line between items keeps the list going
+      } else {
+        break;
+      }
+    }
+    flush();
+    root.append(list);
+    return i;
+  }
+
+  function appendInline(parent, text) {
+    let last = 0;
+    for (const m of text.matchAll(INLINE)) {
+      if (m.index > last) parent.append(text.slice(last, m.index));
+      if (m[1] !== undefined) {
+        parent.append(el("code", null, m[2]));
+      } else if (m[3] !== undefined || m[4] !== undefined) {
+        const strong = el("strong");
+        appendInline(strong, m[3] ?? m[4]);
+        parent.append(strong);
+      } else if (m[5] !== undefined || m[6] !== undefined) {
+        const em = el("em");
+        appendInline(em, m[5] ?? m[6]);
+        parent.append(em);
+      } else {
+        parent.append(link(m[7], m[8]));
+      }
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) parent.append(text.slice(last));
+  }
+
+  // Only http(s) addresses become links; anything else (javascript:, data:, relative
+  // paths) stays visible text.
+  function link(label, href) {
+    let url = null;
+    if (/^https?:\/\//i.test(href)) {
+      try { url = new URL(href); } catch { url = null; }
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      return document.createTextNode(`${label} (${href})`);
+    }
+    const a = el("a", null, label);
+    a.href = url.href;
+    a.rel = "noopener noreferrer";
+    a.target = "_blank";
+    return a;
+  }
+
+  function diffBlock(diff) {
+    const pre = el("pre", "diff");
+    for (const line of diff.replace(/\n$/, "").split("\n")) {
+      let kind = "ctx";
+      if (/^(\+\+\+|---|diff |index |new file|deleted file)/.test(line)) kind = "meta";
+      else if (line.startsWith("@@")) kind = "hunk";
+      else if (line.startsWith("+")) kind = "add";
+      else if (line.startsWith("-")) kind = "del";
+      pre.append(el("span", kind, line || " "));
+    }
+    return pre;
+  }
+
+  // ---- the conversation ----------------------------------------------------------
+
+  const log = byId("log");
+  const calls = new Map();      // call id -> tool row
+  const approvals = new Map();  // approval id -> card
+  let assistant = null;         // {node, text}: the response streaming now
+  let lastId = 0;
+  let running = false;
+  let stickToBottom = true;
+
+  log.addEventListener("scroll", () => {
+    stickToBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  });
+
+  let frameQueued = false;
+  const dirty = new Set();
+  // Streamed text is drawn once per frame, however many deltas arrived meanwhile.
+  function scheduleFrame() {
+    if (frameQueued) return;
+    frameQueued = true;
+    requestAnimationFrame(() => {
+      frameQueued = false;
+      for (const block of dirty) drawAssistant(block);
+      dirty.clear();
+      if (stickToBottom) log.scrollTop = log.scrollHeight;
+    });
+  }
+
+  function add(node, container = log) {
+    container.append(node);
+    scheduleFrame();
+    return node;
+  }
+
+  function drawAssistant(block) {
+    block.node.replaceChildren(renderMarkdown(block.text));
+  }
+
+  function streamText(text) {
+    if (!assistant) assistant = { node: add(el("div", "msg assistant")), text: "" };
+    assistant.text += text;
+    dirty.add(assistant);
+    scheduleFrame();
+  }
+
+  function finishAssistant(event) {
+    if (!assistant && !event.text) return;
+    if (!assistant) assistant = { node: add(el("div", "msg assistant")), text: "" };
+    assistant.text = event.text;  // the complete response is the record
+    assistant.node.classList.toggle("cut", Boolean(event.partial));
+    dirty.delete(assistant);
+    drawAssistant(assistant);
+    assistant = null;
+  }
+
+  function addUser(event) {
+    assistant = null;
+    const node = el("div", "msg user");
+    if (event.steering) node.append(el("span", "tag", "steer"));
+    node.append(el("span", "text", event.text));
+    add(node);
+  }
+
+  function addLine(className, text) {
+    return add(el("div", "line " + className, text));
+  }
+
+  const TOOL_STATES = {
+    running: "running", waiting: "waiting approval", ok: "ok", failed: "failed",
+    denied: "denied", interrupted: "interrupted",
+  };
+  const RESULT_STATES = { ok: "ok", error: "failed", denied: "denied", interrupted: "interrupted" };
+
+  function setToolState(row, state) {
+    row.dataset.state = state;
+    row.querySelector(".state").textContent = TOOL_STATES[state] || state;
+  }
+
+  function toolRow(callId, tool, summary, container = log) {
+    let row = calls.get(callId);
+    if (row) return row;
+    row = el("details", "tool");
+    row.dataset.callId = callId;
+    const head = el("summary");
+    head.append(el("span", "state"), el("span", "name", tool), el("span", "summary", summary || ""),
+                el("span", "meta"));
+    row.append(head, el("div", "body"));
+    setToolState(row, "running");
+    calls.set(callId, row);
+    add(row, container);
+    return row;
+  }
+
+  function addToolCall(event, container = log) {
+    if (container === log) assistant = null;
+    const row = toolRow(event.call_id, event.tool, event.summary, container);
+    const args = el("pre", "args", JSON.stringify(event.args, null, 2));
+    row.querySelector(".body").append(args);
+  }
+
+  function finishTool(event) {
+    const row = toolRow(event.call_id, event.tool, "");
+    setToolState(row, RESULT_STATES[event.status] || event.status);
+    const meta = [];
+    if (event.exit_code !== null && event.exit_code !== undefined && event.exit_code !== 0) {
+      meta.push(`exit ${event.exit_code}`);
+    }
+    if (event.duration_s) meta.push(`${event.duration_s.toFixed(1)} s`);
+    row.querySelector(".meta").textContent = meta.join(" · ");
+    const body = row.querySelector(".body");
+    if (event.diff) body.append(diffBlock(event.diff));
+    body.append(el("pre", "output", event.output || "(no output)"));
+  }
+
+  // ---- approvals -------------------------------------------------------------------
+
+  const DECIDED = { allow: "Allowed", always: "Allowed always", deny: "Denied" };
+
+  function answeredBy(by) {
+    if (by === "tui") return "answered in the terminal";
+    if (by === "web") return "answered in the web view";
+    if (by === "interrupt") return "closed: the turn was interrupted";
+    if (by === "headless") return "denied: nobody can answer in headless mode";
+    const always = /^(.*) \(always\)$/.exec(by || "");
+    if (always) return `covered by an "always" answer (${answeredBy(always[1])})`;
+    return `answered by ${by}`;
+  }
+
+  function approvalDetails(event) {
+    const details = el("div", "details");
+    details.append(el("div", "reason", event.reason));
+    const args = event.args || {};
+    if (typeof args.command === "string") details.append(el("pre", "command", args.command));
+    else if (typeof args.path === "string" && event.diff) details.append(el("div", "path", args.path));
+    else details.append(el("pre", "args", JSON.stringify(args, null, 2)));
+    if (event.diff) details.append(diffBlock(event.diff));
+    return details;
+  }
+
+  function addApproval(event) {
+    assistant = null;
+    const row = calls.get(event.call_id);
+    if (row) setToolState(row, "waiting");
+    const card = el("section", "approval");
+    card.dataset.approvalId = event.approval_id;
+    card.dataset.turn = event.turn_id;
+    card.append(el("div", "title", `Allow ${event.tool}?`), approvalDetails(event));
+    const buttons = el("div", "buttons");
+    const note = el("input", "note");
+    note.placeholder = "note for the model (optional)";
+    const allow = el("button", "allow", "Allow");
+    allow.dataset.decision = "allow";
+    buttons.append(allow);
+    if (event.grant) {
+      const always = el("button", "always", "Always: ");
+      always.dataset.decision = "always";
+      always.append(el("code", null, event.grant));
+      always.title = "allow this and what the rule covers for the rest of the session";
+      buttons.append(always);
+    }
+    const deny = el("button", "deny", "Deny");
+    deny.dataset.decision = "deny";
+    buttons.append(deny, note);
+    for (const button of buttons.querySelectorAll("button")) {
+      button.type = "button";
+      button.addEventListener("click", () => answer(card, button.dataset.decision, note.value));
+    }
+    card.append(buttons, el("p", "outcome"));
+    approvals.set(event.approval_id, card);
+    add(card);
+  }
+
+  async function answer(card, decision, note) {
+    const buttons = card.querySelectorAll(".buttons button, .buttons input");
+    buttons.forEach((b) => { b.disabled = true; });
+    const reply = await post("/answer", {
+      id: card.dataset.approvalId, turn: Number(card.dataset.turn), decision, note: note || null,
+    });
+    if (card.classList.contains("resolved")) return;
+    const outcome = card.querySelector(".outcome");
+    if (reply.ok && reply.data.result === "done") {
+      outcome.textContent = "sent…";  // the resolved event closes the card
+    } else if (reply.ok) {
+      outcome.textContent = reply.data.result;
+    } else if (reply.status === 404 || reply.status === 409) {
+      closeCard(card, reply.data.result || "this question is no longer open");
+    } else {
+      outcome.textContent = reply.data.result || `could not answer (${reply.status})`;
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  }
+
+  function closeCard(card, text) {
+    card.classList.add("resolved");
+    card.querySelector(".buttons").remove();
+    card.querySelector(".outcome").textContent = text;
+  }
+
+  function resolveApproval(event) {
+    const card = approvals.get(event.approval_id);
+    const row = calls.get(event.call_id);
+    if (row && row.dataset.state === "waiting") {
+      setToolState(row, event.decision === "deny" ? "denied" : "running");
+    }
+    if (!card || card.classList.contains("resolved")) return;
+    let text = `${DECIDED[event.decision] || event.decision} · ${answeredBy(event.by)}`;
+    if (event.note) text += ` — “${event.note}”`;
+    closeCard(card, text);
+    card.dataset.by = event.by;
+  }
+
+  // ---- session state ---------------------------------------------------------------
+
+  function setRunning(value) {
+    running = value;
+    const state = byId("turn-state");
+    state.dataset.state = value ? "running" : "idle";
+    state.textContent = value ? "running" : "idle";
+    byId("stop").disabled = !value;
+    byId("send").textContent = value ? "Steer" : "Send";
+  }
+
+  function turnEnded(event) {
+    assistant = null;
+    setRunning(false);
+    if (event.state === "completed") return;
+    const line = addLine("turn-end", `turn ${event.state}${event.message ? ": " + event.message : ""}`);
+    line.dataset.state = event.state;
+  }
+
+  function showUsage(event) {
+    let text = `${event.session_tokens.toLocaleString()} tokens`;
+    if (event.session_cost) text += ` · $${event.session_cost.toFixed(4)}`;
+    byId("usage").textContent = text;
+  }
+
+  const HANDLERS = {
+    session_started(e) {
+      byId("workspace").textContent = e.workspace;
+      byId("model").textContent = e.model;
+      byId("mode").textContent = e.mode;
+    },
+    turn_started() { setRunning(true); },
+    user_message: addUser,
+    text_delta(e) { streamText(e.text); },
+    assistant_message: finishAssistant,
+    tool_call: addToolCall,
+    approval_requested: addApproval,
+    approval_resolved: resolveApproval,
+    tool_result: finishTool,
+    usage: showUsage,
+    turn_ended: turnEnded,
+    error(e) { addLine(e.retrying ? "error retrying" : "error", e.message); },
+    notice(e) { addLine("notice", e.text); },
+    compacted(e) {
+      addLine("notice", `context compacted (${e.reason}): ${e.tokens_before.toLocaleString()} → `
+        + `${e.tokens_after.toLocaleString()} tokens`);
+    },
+    context_usage(e) { byId("context").textContent = `context ${e.percent}%`; },
+    mode_changed(e) { byId("mode").textContent = e.mode; },
+    model_changed(e) { byId("model").textContent = e.model; },
+  };
+
+  // A sub-agent's events (they name the task call that started it) nest under that
+  // call's row; only its approvals come to the top, since someone has to answer them.
+  const NESTED_HANDLERS = {
+    tool_call(e, area) { addToolCall(e, area); },
+    tool_result: finishTool,
+    approval_requested: addApproval,
+    approval_resolved: resolveApproval,
+    assistant_message(e, area) {
+      if (!e.text) return;
+      const node = el("div", "msg assistant nested");
+      node.append(renderMarkdown(e.text));
+      add(node, area);
+    },
+    error(e, area) { add(el("div", "line error", e.message), area); },
+    notice(e, area) { add(el("div", "line notice", e.text), area); },
+  };
+
+  function subArea(callId) {
+    const row = calls.get(callId);
+    if (!row) return log;
+    let area = row.querySelector(":scope > .body > .sub");
+    if (!area) {
+      area = el("div", "sub");
+      row.querySelector(".body").append(area);
+    }
+    return area;
+  }
+
+  function handle(event) {
+    if (event.parent_call_id) {
+      const nested = NESTED_HANDLERS[event.type];
+      if (nested) nested(event, subArea(event.parent_call_id));
+      return;
+    }
+    const handler = HANDLERS[event.type];
+    if (handler) handler(event);
+  }
+
+  // ---- the event stream ------------------------------------------------------------
+
+  function setConnection(state, text) {
+    const conn = byId("conn");
+    conn.dataset.state = state;
+    conn.textContent = text;
+  }
+
+  function connect() {
+    const query = new URLSearchParams({ token });
+    if (lastId) query.set("after", String(lastId));
+    const source = new EventSource("/events?" + query);
+    source.onopen = () => setConnection("connected", "connected");
+    source.onmessage = (message) => {
+      const event = JSON.parse(message.data);
+      if (event.id <= lastId) return;  // never draw an event twice
+      lastId = event.id;
+      document.body.dataset.lastEventId = String(lastId);
+      handle(event);
+    };
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        // The browser gave up (an HTTP error): start over from the last event seen.
+        setConnection("offline", "offline, retrying…");
+        setTimeout(connect, RECONNECT_MS);
+      } else {
+        setConnection("reconnecting", "reconnecting…");  // EventSource retries by itself
+      }
+    };
+  }
+
+  // ---- the doors -------------------------------------------------------------------
+
+  async function post(path, body) {
+    try {
+      const response = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Token": token },
+        body: JSON.stringify(body),
+        cache: "no-store",
+      });
+      let data = {};
+      try { data = await response.json(); } catch { data = {}; }
+      return { ok: response.ok, status: response.status, data };
+    } catch (error) {
+      return { ok: false, status: 0, data: { result: "vibe-tui is not reachable" } };
+    }
+  }
+
+  function feedback(text) {
+    byId("feedback").textContent = text;
+  }
+
+  async function send() {
+    const prompt = byId("prompt");
+    const text = prompt.value;
+    if (!text.trim()) return;
+    const reply = await post("/message", { text });
+    if (reply.ok) {
+      prompt.value = "";
+      feedback(reply.data.result === "steered" ? "sent to the running turn" : "");
+    } else {
+      feedback(reply.data.result || `could not send (${reply.status})`);
+    }
+  }
+
+  byId("composer").addEventListener("submit", (e) => { e.preventDefault(); send(); });
+  byId("prompt").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+  });
+  byId("stop").addEventListener("click", async () => {
+    const reply = await post("/stop", {});
+    feedback(reply.ok ? "" : reply.data.result || `could not stop (${reply.status})`);
+  });
+
+  if (!token) {
+    setConnection("offline", "no token");
+    feedback("This link has no token: open the link vibe-tui printed.");
+  } else {
+    connect();
+  }
+})();
