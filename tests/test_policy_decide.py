@@ -162,3 +162,114 @@ def test_an_always_answer_is_honoured_next_time() -> None:
     again = decide(bash("npm run build"), ctx(grants={first.grant}))
     assert again.action == "allow"
 
+
+
+# -- files that run programs later, under every spelling a file system folds -------------
+
+PROTECTED = [
+    ".git/config", ".GIT/config", ".Git/hooks/pre-commit", ".git./config", ".git /hooks/x",
+    "git~1/config", "GIT~1/hooks/x", ".git::$INDEX_ALLOCATION/hooks/x", ".g\u200cit/config",
+    ".gi\u200dt/config", "\ufeff.git/config", ".git\u202e/config", "sub/.git/config",
+    ".gitmodules", ".GitModules", "gitmod~1", "gi7eba~2", ".gitattributes", "a/.gitattributes.",
+    ".gitconfig", ".envrc", ".bashrc", "sub/.zshrc", ".profile", ".vscode/tasks.json",
+    ".VSCODE/settings.json", ".vscode/launch.json", ".github/workflows/ci.yml",
+    ".github/workflows/sub/x.yml", ".husky/pre-commit", ".vibe/config.toml", ".mcp.json",
+    ".cursor/mcp.json", ".claude/settings.json", ".npmrc", ".yarnrc.yml", "x.code-workspace",
+]
+ORDINARY = [".gitignore", ".github/ISSUE_TEMPLATE/bug.md", ".vscode/extensions.json",
+            "src/git.py", "docs/.github.md", "gitmodules.txt", "git~x/config", ".env"]
+
+
+@pytest.mark.parametrize("path", PROTECTED)
+@pytest.mark.parametrize("mode", ["default", "accept-edits", "yolo"])
+def test_protected_files_ask_in_every_mode(path: str, mode: str) -> None:
+    decision = decide(edit(path), ctx(mode, allow=["Edit"], grants={"Edit"}))
+    assert decision.action == "ask", decision
+    assert decision.grant is None
+
+
+@pytest.mark.parametrize("path", ORDINARY)
+def test_ordinary_files_are_not_protected(path: str) -> None:
+    assert decide(edit(path), ctx("accept-edits")).action == "allow"
+
+
+def test_a_deny_rule_still_wins_over_the_guard() -> None:
+    assert decide(edit(".envrc"), ctx("yolo", deny=["Edit(.envrc)"])).action == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "echo x > .GIT/config", "cp hook git~1/hooks/pre-commit", "cd .git && echo x > config",
+    "echo '{}' | sed 'w .vscode/settings.json'", "echo 'eval x' >> .envrc",
+    "mkdir -p .github/workflows && cp a .github/workflows/ci.yml", "cd .vibe && rm config.toml",
+    "bash -c 'echo x > .git/hooks/post-merge'", "git submodule update --init",
+    "git init --template=tpl", "echo x > .[g]it/config",
+])
+def test_commands_changing_protected_files_ask_in_yolo(command: str) -> None:
+    assert decide(bash(command), ctx("yolo")).action == "ask"
+
+
+@pytest.mark.parametrize("command", ["git add .gitignore", "echo x > notes.md", "npm test",
+                                     "git commit -m 'update the config docs'"])
+def test_ordinary_commands_run_in_yolo(command: str) -> None:
+    assert decide(bash(command), ctx("yolo")).action == "allow"
+
+
+# -- reading outside the workspace ------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["cat /etc/shadow", "cat ~/.ssh/id_rsa", "grep -r x /"])
+def test_reading_outside_asks_even_in_plan_mode(command: str) -> None:
+    assert decide(bash(command), ctx()).action == "ask"
+    assert decide(bash(command), ctx("plan")).action == "ask"
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    """A workspace with links out (as a cloned repository may hold) and one inside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("key")
+    workspace = tmp_path / "ws"
+    (workspace / "sub").mkdir(parents=True)
+    (workspace / "a.txt").write_text("a")
+    (workspace / "notes.txt").symlink_to(outside / "secret")
+    (workspace / "sub" / "out").symlink_to(outside)
+    (workspace / "inside").symlink_to(workspace / "a.txt")
+    return workspace
+
+
+def run_in(workspace: Path, command: str, cwd: Path | None = None, mode: str = "default"):
+    request = ToolRequest("bash", "exec", {"command": command}, command=command,
+                          cwd=cwd or workspace)
+    return decide(request, PolicyContext(mode=mode, workspace=workspace))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", [
+    "cat notes.txt", "cat *.txt", "ls sub/out/", "cat sub/out/secret", "cd sub && cat out/secret",
+    "cd sub/out && cat secret", "wc -l */out/*", "grep -n x --file=notes.txt a.txt",
+])
+def test_links_out_of_the_workspace_ask(linked: Path, command: str) -> None:
+    decision = run_in(linked, command)
+    assert decision.action == "ask"
+    assert "outside the workspace" in decision.reason and decision.grant is None
+    assert run_in(linked, command, mode="plan").action == "ask"
+
+
+@pytest.mark.parametrize("command", ["cat inside", "cat a.txt", "ls sub", "grep -rn x .",
+                                     "sed -n '/notes.txt/p' a.txt"])
+def test_links_inside_the_workspace_are_fine(linked: Path, command: str) -> None:
+    assert run_in(linked, command).action == "allow"
+
+
+def test_relative_paths_start_where_the_command_runs(linked: Path) -> None:
+    assert run_in(linked, "cat out/secret", cwd=linked / "sub").action == "ask"
+    assert run_in(linked, "cat out/secret").action == "allow"  # no such path at the root
+
+
+def test_a_deny_rule_sees_through_a_link_in_a_command(linked: Path) -> None:
+    (linked / ".env").write_text("SECRET=1")
+    (linked / "env-link").symlink_to(linked / ".env")
+    request = ToolRequest("bash", "exec", {"command": "cat env-link"}, command="cat env-link",
+                          cwd=linked)
+    policy = PolicyContext(mode="yolo", workspace=linked, deny=["Read(./.env)"])
+    assert decide(request, policy).action == "deny"

@@ -222,3 +222,40 @@ def test_several_rules_cover_a_chain_together(rules: list[str], command: str,
                                               allowed_by: str | None) -> None:
     rule = allowing_rule([parse_rule(r) for r in rules], bash(command), WS)
     assert (str(rule) if rule else None) == allowed_by
+
+
+@pytest.mark.parametrize(("rule", "request_", "allow", "deny"), [
+    # Denying ignores letter case: on macOS and Windows .ENV is .env.
+    ("Read(./.env)", read(".ENV"), False, True),
+    ("Read(**/*.key)", read("certs/Server.KEY"), False, True),
+    ("Edit(src/**)", edit("SRC/a.py"), False, True),
+    # Write is Claude Code's other name for the edit tools.
+    ("Write(docs/**)", edit("docs/a.md", tool="write_file"), True, True),
+    ("Write(docs/**)", edit("src/a.md"), False, False),
+])
+def test_case_folding_and_write_rules(rule: str, request_: ToolRequest, allow: bool,
+                                      deny: bool) -> None:
+    parsed = parse_rule(rule)
+    assert rule_matches(parsed, request_, WS, "allow") is allow
+    assert rule_matches(parsed, request_, WS, "deny") is deny
+
+
+@pytest.mark.parametrize(("url", "matches"), [
+    ("https://example.com/a", True),
+    ("https://docs.example.com/a", True),
+    ("https://EXAMPLE.com./a", True),
+    ("https://example.com.evil.net/a", False),
+    ("https://notexample.com/", False),
+])
+def test_webfetch_domain_rules(url: str, matches: bool) -> None:
+    request = ToolRequest("web_fetch", "read", {"url": url})
+    assert rule_matches(parse_rule("WebFetch(domain:example.com)"), request, WS) is matches
+
+
+def test_a_read_deny_follows_links_in_commands(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("SECRET=1")
+    (tmp_path / "innocent.txt").symlink_to(tmp_path / ".env")
+    request = ToolRequest("bash", "exec", {"command": "cat innocent.txt"},
+                          command="cat innocent.txt", cwd=tmp_path)
+    assert rule_matches(parse_rule("Read(./.env)"), request, tmp_path, "deny")
+    assert not rule_matches(parse_rule("Read(./.env)"), bash("cat other.txt"), tmp_path, "deny")

@@ -71,6 +71,30 @@ READ_ONLY = [
     "node --version",
     "ls # a comment",
     "ls \\\n  -la",
+    "cd src",
+    "cd src && ls",
+    "sed -n '1,5p' a.py",
+    "sed -n 10p a.py",
+    "sed -n '$p' a.py",
+    "sed -ne '/start/,/end/p' a.py",
+    "sed -n -e 1p -e '3,4p' a.py",
+    "sed -nE '/a\\/b/Ip' a.py",
+    "sed -n '2!p' a.py",
+    "base64 a.bin",
+    "base64 -d -w0 a.b64",
+    "man ls",
+    "man 3 printf",
+    "git diff --text",
+    "git log --no-ext-diff -p",
+    "git diff --exit-code",
+    "git log --exclude=refs/x --all",
+    "wc -l *.py",
+    "grep -rn /api/ src",
+    "rg -n '/usr/bin' src",
+    "echo /etc/passwd",
+    "tr / _",
+    "tac a.py | rev",
+    "seq 1 10 | paste -sd+",
 ]
 
 
@@ -104,7 +128,7 @@ NOT_READ_ONLY = [
     ("ls; rm -rf x", "chains a command that is not read-only: rm"),
     ("ls && rm -rf x", "chains a command that is not read-only: rm"),
     ("ls | sh", "chains a command that is not read-only: sh"),
-    ("rm -rf x", "rm is not a known read-only command"),
+    ("rm -rf x", "rm deletes files"),
     ("FOO=1 ls", "sets a variable"),
     ("FOO=1", "sets a variable"),
     ("export FOO=1", "declares shell variables"),
@@ -144,8 +168,10 @@ NOT_READ_ONLY = [
     ("bash -c ls", "runs a shell script through bash"),
     ("sh -c ls", "through sh"),
     ("eval ls", "through eval"),
-    ("cd /", "changes the directory"),
-    ("cd src", "changes the directory"),
+    ("cd /", "reaches outside the workspace: /"),
+    ("cd", "may leave the workspace"),
+    ("cd -", "may leave the workspace"),
+    ("cd ..", "reaches outside the workspace"),
     ("alias ls=rm", "changes the shell's state (alias)"),
     ("history", "history"),
     ("find . -delete", "find -delete"),
@@ -190,7 +216,7 @@ NOT_READ_ONLY = [
     ("date -s 2020-01-01", "date -s"),
     ("uniq in out", "writes the second one"),
     ("printf '%s' x", "printf is not a known read-only command"),
-    ("less x", "less is not"),
+    ("less x", "less can run shell commands"),
     ("python x.py", "python is not a known read-only command"),
     ("npm test", "npm is not"),
     ("/bin/ls", "/bin/ls is not a known read-only command"),
@@ -203,6 +229,67 @@ NOT_READ_ONLY = [
     ("grep --file=/etc/x y", "reaches outside the workspace"),
     ("grep -f/etc/x y", "reaches outside the workspace"),
     ("ls .*", "reaches outside the workspace"),
+    # sed: only -n with p commands (CVE-2025-66032, CVE-2025-64755)
+    ("sed 's/a/b/' a", "only sed -n with p commands"),
+    ("sed 's/a/b/e' a", "only sed -n with p commands"),
+    ("sed -n 's/a/b/p' a", "only sed -n with p commands"),
+    ("sed -n '1p;w out' a", "only sed -n with p commands"),
+    ("sed -n '1e id' a", "only sed -n with p commands"),
+    ("sed -n 'r /etc/passwd' a", "only sed -n with p commands"),
+    ("sed -ni 1p a", "only sed -n with p commands"),
+    ("sed -n --in-place 1p a", "only sed -n with p commands"),
+    ("sed -n -f script a", "only sed -n with p commands"),
+    ("sed -en a", "only sed -n with p commands"),
+    ("sed -n 1p /etc/passwd", "reaches outside the workspace: /etc/passwd"),
+    # man runs pagers and browsers it is told to
+    ("man --html=firefox ls", "man --html can run other programs"),
+    ("man --htm=x ls", "man --html"),
+    ("man -P 'sh -c id' ls", "man -P"),
+    ("man -Hfirefox ls", "man -H"),
+    ("base64 -o out a", "base64 -o"),
+    ("base64 --output=out a", "base64 --output"),
+    # git options that run programs or write, also abbreviated (git accepts prefixes)
+    ("git log --outp=x", "git log --output"),
+    ("git diff --ext", "git diff --ext-diff"),
+    ("git show --textconv HEAD", "git show --textconv"),
+    ("git log --textc", "git log --textconv"),
+    ("git ls-files --exec-path=x", "git ls-files --exec-path"),
+    ("git grep --open-files-in-pager=vim x", "--open-files-in-pager"),
+    ("git ls-remote --upload-pa=id origin", "git ls-remote is not a read-only git command"),
+    # following links out of the workspace, and reading file lists
+    ("grep -R x .", "grep -R follows symbolic links"),
+    ("grep --dereference-recursive x .", "follows symbolic links"),
+    ("rg -L x", "rg -L follows symbolic links"),
+    ("rg --follow x", "follows symbolic links"),
+    ("diff -r a b", "diff -r follows symbolic links"),
+    ("wc --files0-from=list", "reads file names from a file"),
+    ("sort --files0-from=list", "sort --files0-from"),
+    ("grep -rn x *.py", "wildcard"),
+    ("cat ~root/x", "reaches outside the workspace"),
+    # programs that escape to a shell, run code, write, or talk to the network
+    ("more x", "more can run shell commands"),
+    ("vi x", "vi can run shell commands"),
+    ("awk '{print}' x", "awk runs a program"),
+    ("perl -ne print x", "perl runs a program"),
+    ("jq . x.json", "jq runs a program"),
+    ("tee out", "tee writes files"),
+    ("tar xf a.tar", "tar writes files"),
+    ("unzip a.zip", "unzip writes files"),
+    ("cp a b", "cp writes files"),
+    ("mv a b", "mv writes files"),
+    ("curl example.com", "curl contacts the network"),
+    ("ping -c1 x.example", "ping contacts the network"),
+    ("nslookup x.example", "nslookup contacts the network"),
+    ("printenv", "environment variables"),
+    ("date -f /etc/shadow", "reaches outside the workspace: /etc/shadow"),
+    ("find -files0-from list", "find -files0-from"),
+    ("pushd src", "changes the shell's state (pushd)"),
+    # what the screen shows must be what bash runs
+    ("ls\u200b; rm x", "invisible or unusual character (U+200B)"),
+    ("echo \u202eabc", "U+202E"),
+    ("ls\u00a0-la", "U+00A0"),
+    ("ls\u2028rm", "U+2028"),
+    ("ls\x85", "control character"),
 ]
 
 
@@ -249,6 +336,18 @@ def test_commands_are_the_argv_bash_sees(command: str, argv: list[list[str]]) ->
     ("npm test > log", None),  # not plain commands
     ("echo $(npm test)", None),
     ("ls", None),  # read-only: nothing to grant
+    ("pytest tests/a.py", "Bash(pytest:*)"),
+    ("npm run test", "Bash(npm run test:*)"),
+    ("uv run pytest -q", "Bash(uv run pytest:*)"),
+    ("npx jest --watch", "Bash(npx jest:*)"),
+    ("tee out", "Bash(tee:*)"),
+    # a dangerous option or a path outside asks every time: an "always" would hide it
+    ("sort -o f x", None),
+    ("git log --output=x", None),
+    ("find . -delete", None),
+    ("cat /etc/passwd", None),
+    ("cat /etc/passwd && npm test", None),
+    ("sed -i s/a/b/ x", None),
 ])
 def test_grant(command: str, grant: str | None) -> None:
     assert analyse_command(command).grant == grant
@@ -322,3 +421,26 @@ def test_nested_and_wide_commands_have_a_budget(command: str) -> None:
     started = time.monotonic()
     assert reachable_commands(command) is None
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(("command", "paths"), [
+    ("cat a b", [["a", "b"]]),
+    ("grep -rn pattern src", [["-rn", "src"]]),
+    ("grep -e pattern src", [["-e", "pattern", "src"]]),  # -e: every word may be a file
+    ("sed -n '/x/p' f g", [["f", "g"]]),
+    ("echo /etc/passwd", [[]]),
+    ("cd src && ls -la sub", [["src"], ["-la", "sub"]]),
+])
+def test_path_words_are_what_names_files(command: str, paths: list[list[str]]) -> None:
+    assert analyse_command(command).path_words == paths
+
+
+def test_reading_outside_is_the_only_problem() -> None:
+    assert analyse_command("cat /etc/passwd").outside_only
+    assert analyse_command("ls && cat ~/.ssh/id_rsa").outside_only
+    assert not analyse_command("cat /etc/passwd && rm x").outside_only
+    assert not analyse_command("rm x").outside_only
+
+
+def test_analysis_is_cached() -> None:
+    assert analyse_command("git status") is analyse_command("git status")

@@ -28,6 +28,14 @@ def ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(workspace=tmp_path)
 
 
+@pytest.fixture
+def host_ctx(tmp_path: Path) -> ToolContext:
+    """For tests about host processes (their PIDs, signals, background jobs that outlive
+    the shell): inside the sandbox's PID namespace none of that is visible or possible.
+    The sandbox's own versions of these guarantees are in test_sandbox.py."""
+    return ToolContext(workspace=tmp_path, sandbox_mode="off")
+
+
 def alive(pid: int) -> bool:
     """A process counts as gone once it has exited, even if nobody reaped it yet."""
     try:
@@ -69,8 +77,8 @@ async def test_success_and_exit_code(ctx):
     assert out.text.endswith("exit code: 3")
 
 
-async def test_signal_exit_is_negative(ctx):
-    out = await bash.run({"command": "kill -9 $$"}, ctx)
+async def test_signal_exit_is_negative(host_ctx):
+    out = await bash.run({"command": "kill -9 $$"}, host_ctx)
     assert out.exit_code == -9
     assert not out.ok
     assert out.text.endswith("exit code: -9")
@@ -118,7 +126,7 @@ async def test_output_is_decoded_with_replacement(ctx):
 
 
 async def test_timeout_kills_the_whole_group(tmp_path):
-    ctx = ToolContext(workspace=tmp_path, bash_timeout_default_s=1.0)
+    ctx = ToolContext(workspace=tmp_path, bash_timeout_default_s=1.0, sandbox_mode="off")
     cmd = "sleep 100 & echo $! > child.pid; sleep 100"
     started = time.monotonic()
     out = await bash.run({"command": cmd}, ctx)
@@ -145,7 +153,8 @@ async def test_timeout_is_clamped_to_the_maximum(tmp_path):
     assert out.meta["timeout_s"] == 1.0
 
 
-async def test_cancellation_kills_the_group(ctx, tmp_path):
+async def test_cancellation_kills_the_group(host_ctx, tmp_path):
+    ctx = host_ctx
     cmd = "sleep 100 & echo $! > child.pid; echo $$ > shell.pid; sleep 100"
     task = asyncio.create_task(bash.run({"command": cmd}, ctx))
     child = int(await wait_for_file(tmp_path / "child.pid"))
@@ -175,7 +184,8 @@ async def test_kill_process_group_on_finished_group_is_harmless():
     await kill_process_group(proc.pid)
 
 
-async def test_lingering_background_child_is_stopped(ctx, tmp_path):
+async def test_lingering_background_child_is_stopped(host_ctx, tmp_path):
+    ctx = host_ctx
     cmd = "sleep 100 & echo $! > child.pid; echo started"
     started = time.monotonic()
     out = await bash.run({"command": cmd}, ctx)
@@ -186,7 +196,8 @@ async def test_lingering_background_child_is_stopped(ctx, tmp_path):
     assert await wait_gone(int((tmp_path / "child.pid").read_text()))
 
 
-async def test_redirected_background_child_is_left_running(ctx, tmp_path):
+async def test_redirected_background_child_is_left_running(host_ctx, tmp_path):
+    ctx = host_ctx
     out = await bash.run({"command": "sleep 100 > /dev/null 2>&1 & echo $! > child.pid"}, ctx)
     assert out.exit_code == 0 and "background" not in out.text
     child = int((tmp_path / "child.pid").read_text())

@@ -1,6 +1,8 @@
 """The policy: pure allow / ask / deny decisions for tool calls.
 
-No IO beyond path strings, no views, no model: (request, mode, rules, grants) -> Decision.
+No views, no model: (request, mode, rules, grants) -> Decision. The one look at the disk
+is resolving symbolic links among a command's path words (see ``decide``), because a link
+in the workspace can point anywhere.
 """
 
 from vibe_tui.policy.decide import decide

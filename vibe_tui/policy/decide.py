@@ -4,27 +4,42 @@ In order, the first that applies wins:
 
 1. a deny rule matches: deny, in every mode (yolo too);
 2. an edit outside the workspace: deny (tools refuse these already; this is the backstop);
-3. plan mode: reading and read-only commands are allowed, everything else denied;
-4. a change to git settings or hooks (``.git/``, ``.gitmodules``, ``.gitattributes``, a
-   command that writes under ``.git/`` or runs ``git config``): ask, in every other mode,
-   whatever rules and grants say, because git runs hooks and configured programs later,
+3. plan mode: reading and read-only commands are allowed, reading outside the workspace
+   asks, everything else is denied;
+4. a change to a file that makes programs run later (git settings and hooks under any
+   spelling a file system folds onto them, CI workflows, editor tasks, shell rc files,
+   agent settings; see ``protected``), or a command that runs ``git config``: ask, in
+   every other mode, whatever rules and grants say, because those programs run later,
    outside any approval;
 5. yolo: allow;
 6. an ask rule matches: ask;
 7. an allow rule or a session grant covers the call: allow;
 8. by kind: reads allowed; edits allowed in accept-edits and asked in default; commands
-   allowed when read-only, else asked, offering the analysis' grant.
+   allowed when read-only and every path they name stays in the workspace once symbolic
+   links are followed, else asked, offering the analysis' grant.
 
-Plan mode comes before the git guard (the spec had it after): in plan mode an edit to
-``.git/hooks`` is denied rather than asked, which is the stricter answer.
+Plan mode comes before the guard of step 4 (the spec had it after): in plan mode an edit
+to ``.git/hooks`` is denied rather than asked, which is the stricter answer.
+
+The one look at the disk: a read-only command's paths are resolved (``os.path.realpath``)
+against the folder it runs in, because a cloned repository may hold a link to
+``~/.ssh/id_rsa`` and ``cat notes.txt`` must not read it unasked.
 """
 
 from __future__ import annotations
 
+import glob
+import itertools
+import os
 import posixpath
-from fnmatch import fnmatchcase
 from pathlib import Path
 
+from vibe_tui.policy.protected import (
+    PROTECTED_FOLDERS,
+    folded,
+    pattern_may_be_protected,
+    protected_reason,
+)
 from vibe_tui.policy.rules import (
     Rule,
     allowing_rule,
@@ -33,13 +48,20 @@ from vibe_tui.policy.rules import (
     first_match,
     parse_rule,
 )
-from vibe_tui.policy.shell import analyse_command, reachable_commands, static_words
+from vibe_tui.policy.shell import (
+    CommandAnalysis,
+    analyse_command,
+    reachable_commands,
+    static_words,
+)
 from vibe_tui.policy.types import Decision, PolicyContext
 from vibe_tui.tools.base import ToolRequest
 from vibe_tui.tools.paths import is_inside
 
-GIT_SETTINGS_FILES = frozenset({".gitmodules", ".gitattributes"})
-GIT_SETTINGS_NAMES = frozenset({".git", *GIT_SETTINGS_FILES})
+# How many paths one wildcard may expand to before the rest go unchecked, and how many
+# folders a chain of `cd`s may have led to.
+_MAX_GLOB_MATCHES = 2000
+_MAX_BASES = 8
 
 
 def decide(request: ToolRequest, ctx: PolicyContext) -> Decision:
@@ -50,9 +72,10 @@ def decide(request: ToolRequest, ctx: PolicyContext) -> Decision:
     if _is_edit(request) and not all(is_inside(p, workspace) for p in request.paths):
         return Decision("deny", "edits outside the workspace are not allowed")
     if ctx.mode == "plan":
-        return _plan(request)
-    if _touches_git_settings(request, workspace):
-        return Decision("ask", "changes git settings or hooks, which can run programs later")
+        return _plan(request, workspace)
+    protected = _protected_change(request, workspace)
+    if protected is not None:
+        return Decision("ask", protected)
     if ctx.mode == "yolo":
         return Decision("allow", "yolo mode allows everything no rule denies")
     asked = first_match(_rules(ctx.ask), request, workspace, "deny")
@@ -80,15 +103,18 @@ def _rules(texts) -> list[Rule]:
 
 
 def _is_edit(request: ToolRequest) -> bool:
-    return request.kind == "edit" or family_of(request.tool) == "Edit"
+    return request.kind == "edit" or family_of(request.tool) in ("Edit", "Write")
 
 
-def _plan(request: ToolRequest) -> Decision:
+def _plan(request: ToolRequest, workspace: Path) -> Decision:
     if request.kind == "read":
         return Decision("allow", "reading is allowed in plan mode")
     if request.kind == "exec" and request.command is not None:
-        if analyse_command(request.command).read_only:
-            return Decision("allow", "read-only command")
+        analysis = analyse_command(request.command)
+        if analysis.read_only:
+            return _read_only_command(analysis, request, workspace)
+        if analysis.outside_only:
+            return Decision("ask", analysis.reason)
     return Decision("deny", "plan mode: only reading is allowed")
 
 
@@ -103,52 +129,137 @@ def _by_kind(request: ToolRequest, ctx: PolicyContext) -> Decision:
         return Decision("ask", f"{request.tool} runs a program", grant=request.tool)
     analysis = analyse_command(request.command)
     if analysis.read_only:
-        return Decision("allow", "read-only command")
+        return _read_only_command(analysis, request, ctx.workspace)
     return Decision("ask", analysis.reason, grant=analysis.grant)
 
 
-# -- git settings and hooks ------------------------------------------------------------
+def _read_only_command(analysis: CommandAnalysis, request: ToolRequest,
+                       workspace: Path) -> Decision:
+    outside = _leaves_through_links(analysis, request.cwd or workspace, workspace)
+    if outside is not None:
+        return Decision("ask", outside)
+    return Decision("allow", "read-only command")
 
 
-def _touches_git_settings(request: ToolRequest, workspace: Path) -> bool:
+# -- symbolic links out of the workspace -----------------------------------------------
+
+
+def _leaves_through_links(analysis: CommandAnalysis, cwd: Path, workspace: Path) -> str | None:
+    """A path word of a read-only command that resolves outside the workspace, said in
+    words; None when every one stays inside. `cd sub && cat x` reads sub/x, so each
+    `cd` adds the folder it leads to (both, since `cd a || cat x` may not have moved)."""
+    root = Path(os.path.realpath(workspace))
+    bases = [cwd]
+    for argv, words in zip(analysis.commands, analysis.path_words):
+        for word in words:
+            value = _path_value(word)
+            if not value:
+                continue
+            for base in bases:
+                real = _first_outside(base, value, root)
+                if real is not None:
+                    return f"{word} leads outside the workspace (to {real}) through a symbolic link"
+        if argv[0] == "cd" and len(argv) == 2:
+            moved = [Path(os.path.normpath(base / argv[1])) for base in bases]
+            bases = list(dict.fromkeys([*bases, *moved]))[:_MAX_BASES]
+    return None
+
+
+def _path_value(word: str) -> str | None:
+    """The part of a word that may be a path: the word, or the value of --opt=value."""
+    if word.startswith("--"):
+        return word.split("=", 1)[1] if "=" in word else None
+    if word.startswith("-") or not word:
+        return None
+    return word
+
+
+def _first_outside(base: Path, value: str, root: Path) -> str | None:
+    if any(c in value for c in "*?["):
+        matches = itertools.islice(glob.iglob(value, root_dir=base), _MAX_GLOB_MATCHES)
+        candidates = [base / m for m in matches]
+    else:
+        candidates = [base / value]
+    for path in candidates:
+        real = os.path.realpath(path)
+        if not is_inside(Path(real), root):
+            return real
+    return None
+
+
+# -- files that run programs later -----------------------------------------------------
+
+
+def _protected_change(request: ToolRequest, workspace: Path) -> str | None:
+    """Why this call changes a file that makes programs run later, or None."""
     if _is_edit(request):
-        return any(_is_git_setting(p, workspace) for p in candidate_paths(request, workspace, True))
+        for path in candidate_paths(request, workspace, True):
+            reason = protected_reason(_parts(path, workspace))
+            if reason is not None:
+                return reason
+        return None
     if request.command is None or analyse_command(request.command).read_only:
-        return False  # a read-only command writes nothing; reading .git/HEAD is fine
-    return _command_mentions_git_settings(request.command)
+        return None  # a read-only command writes nothing; reading .git/HEAD is fine
+    return _command_protected_change(request.command)
 
 
-def _is_git_setting(path: Path, workspace: Path) -> bool:
+def _parts(path: Path, workspace: Path) -> tuple[str, ...]:
     try:
-        parts = path.relative_to(workspace).parts
+        return path.relative_to(workspace).parts
     except ValueError:
-        parts = path.parts
-    return ".git" in parts or (bool(parts) and parts[-1] in GIT_SETTINGS_FILES)
+        return path.parts
 
 
-def _command_mentions_git_settings(command: str) -> bool:
+def _command_protected_change(command: str) -> str | None:
     words = static_words(command)
     reachable = reachable_commands(command)
     if words is None or reachable is None:
-        # Unreadable: fall back to the raw text, the only evidence there is.
-        return ".git/" in command or "git config" in command or any(
-            name in command for name in GIT_SETTINGS_FILES)
-    return any(_names_git_setting(w) for w in words) or any(
-        _runs_git_config(argv) for argv in reachable)
+        words = [command]  # unreadable: the raw text is the only evidence there is
+    for word in words:
+        reason = _names_protected(word)
+        if reason is not None:
+            return reason
+    if reachable is None:
+        lowered = command.casefold()
+        if "git" in lowered and any(sub in lowered for sub in _GIT_SETTING_WRITERS):
+            return "may change git settings, which can run programs later"
+        return None
+    if any(_changes_git_settings(argv) for argv in reachable):
+        return "changes git settings, which can run programs later"
+    return None
 
 
-def _names_git_setting(word: str) -> bool:
-    """.git/hooks/x, a=.git/config, .gitmodules; and wildcards that could be them (.gi?)."""
-    for part in word.replace("=", "/").split("/"):
-        if part in GIT_SETTINGS_NAMES:
-            return True
-        if any(c in part for c in "*?[") and any(fnmatchcase(n, part) for n in GIT_SETTINGS_NAMES):
-            return True
-    return False
+# Characters that end a path inside a word: `a=.git/config`, `echo x > .git/config` as
+# one quoted string, `$'.git'`. Slashes are kept: they separate path components.
+_BREAKS = str.maketrans({c: " " for c in "\t\n=;&|<>()'\"`,{}$"})
 
 
-def _runs_git_config(argv: list[str | None]) -> bool:
-    """git ... config ..., also when the name is computed ($GIT config); any later
-    "config" word counts, since git's global options before it may take values."""
+def _names_protected(word: str) -> str | None:
+    """Does a word name (or a wildcard in it match) a file that runs programs later?"""
+    for token in word.translate(_BREAKS).split():
+        parts = [p for p in token.replace("\\", "/").split("/") if p]
+        reason = protected_reason(parts)
+        if reason is not None:
+            return reason
+        for part in parts:
+            name = folded(part)
+            if name in PROTECTED_FOLDERS:
+                return f"changes files in {name}, which make programs run later"
+            if any(c in part for c in "*?[") and pattern_may_be_protected(part):
+                return f"a wildcard ({part}) may name git settings or hooks"
+    return None
+
+
+# git subcommands that write settings or hooks (config, .gitmodules, submodule checkouts).
+_GIT_SETTING_WRITERS = ("config", "submodule")
+
+
+def _changes_git_settings(argv: list[str | None]) -> bool:
+    """git ... config ..., also when the name is computed ($GIT config); any later such
+    word counts, since git's global options before it may take values. --template copies
+    hooks into a new repository."""
     name = argv[0]
-    return (name is None or posixpath.basename(name) == "git") and "config" in argv[1:]
+    if name is not None and posixpath.basename(name) != "git":
+        return False
+    rest = [a for a in argv[1:] if a is not None]
+    return any(a in _GIT_SETTING_WRITERS or a.startswith("--template") for a in rest)

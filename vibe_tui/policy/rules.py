@@ -6,6 +6,7 @@
     Read(./.env)         .env at the workspace root   Read(.env)   any .env, at any depth
     Edit(src/**)         below src/                   Read(**/*.key)
     Read(//etc/hosts)    an absolute path             Read(~/.ssh/**)  below the home folder
+    Write(docs/**)       same as Edit                 WebFetch(domain:example.com)
     read_file, mcp__server__tool                      one tool by its exact name
 
 Path specifiers are gitignore patterns (the ``pathspec`` package): a pattern without a
@@ -19,6 +20,9 @@ nothing but plain words (no redirection, expansion or substitution), so
 DENY (and to ASK), a rule only needs to possibly touch part of it: any command anywhere
 in the tree, inside ``$(...)``, after ``sudo``/``env``/``xargs``, inside ``bash -c '...'``,
 or with a name computed at run time; a command that cannot be parsed is assumed to match.
+Paths are compared canonical: links followed (the tools resolve them; for a command's
+words this module does), ``..`` folded, and to deny, letter case ignored, since on macOS
+and Windows ``.ENV`` is ``.env``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "Bash": frozenset({"bash", "interactive_start"}),
     "Read": frozenset({"read_file", "list_dir", "grep", "repo_map"}),
     "Edit": frozenset({"edit_file", "write_file"}),
+    "Write": frozenset({"edit_file", "write_file"}),  # Claude Code's other name for edits
+    "WebFetch": frozenset({"web_fetch"}),
 }
 
 
@@ -102,8 +108,10 @@ def rule_matches(rule: Rule, request: ToolRequest, workspace: Path, sense: Sense
     family = family_of(request.tool)
     if family == "Bash":
         if _rule_family(rule) == "Read":
-            return _command_reads(rule.specifier, request.command, workspace)
+            return _command_reads(rule.specifier, request, workspace)
         return _bash_matches(rule.specifier, request.command, sense)
+    if family == "WebFetch":
+        return _url_matches(rule.specifier, request.args.get("url"), sense)
     if family in ("Read", "Edit"):
         return any(_path_matches(rule.specifier, path, workspace, sense)
                    for path in candidate_paths(request, workspace, lexical=sense == "deny"))
@@ -187,16 +195,30 @@ def _may_start_with(argv: LooseArgv, words: list[str], prefix: bool) -> bool:
     return prefix or all(value is None for value in argv[len(words):])
 
 
-def _command_reads(specifier: str, command: str | None, workspace: Path) -> bool:
-    """Best effort: does a literal word of the command name a path the rule covers?"""
-    words = static_words(command) if command else None
+def _command_reads(specifier: str, request: ToolRequest, workspace: Path) -> bool:
+    """Best effort: does a literal word of the command name a path the rule covers, as
+    written or once links are followed (a link to .env is .env)?"""
+    words = static_words(request.command) if request.command else None
+    base = request.cwd or workspace
     for word in words or ():
-        if word.startswith("-") or not word or "\n" in word:
+        if word.startswith("-") or not word or "\n" in word or "\x00" in word:
             continue
-        path = Path(os.path.normpath(workspace / os.path.expanduser(word)))
-        if _path_matches(specifier, path, workspace, "deny"):
-            return True
+        written = Path(os.path.normpath(base / os.path.expanduser(word)))
+        for path in dict.fromkeys([written, Path(os.path.realpath(written))]):
+            if _path_matches(specifier, path, workspace, "deny"):
+                return True
     return False
+
+
+def _url_matches(specifier: str, url: object, sense: Sense) -> bool:
+    """WebFetch(domain:example.com) covers example.com and its subdomains."""
+    if not isinstance(url, str) or not specifier.startswith("domain:"):
+        return sense == "deny"
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").rstrip(".").casefold()
+    domain = specifier[len("domain:"):].strip().rstrip(".").casefold()
+    return bool(host) and (host == domain or host.endswith("." + domain))
 
 
 # -- path specifiers -------------------------------------------------------------------
@@ -237,6 +259,10 @@ def _path_matches(specifier: str, path: Path, workspace: Path, sense: Sense) -> 
         return False
     if relative == "." or not pattern.strip("/"):
         return not pattern.strip("/")  # Read(./) or Read(//): everything below the anchor
-    spec = _gitignore(pattern)
-    # Whether the path is a folder is not known without looking; to deny, assume it may be.
-    return spec.match_file(relative) or (sense == "deny" and spec.match_file(relative + "/"))
+    if sense == "deny":
+        # Whether the path is a folder is not known without looking: assume it may be.
+        # Letter case is ignored: on case-insensitive file systems .ENV is .env.
+        spec = _gitignore(pattern.casefold())
+        relative = relative.casefold()
+        return spec.match_file(relative) or spec.match_file(relative + "/")
+    return _gitignore(pattern).match_file(relative)

@@ -12,11 +12,14 @@ patterns over the command text:
   (inside substitutions, subshells, functions, after ``sudo``/``env``/``xargs``, inside
   ``bash -c '...'``), for deny rules, which must err the other way.
 
-Known allowlist bypasses (CVE-2025-66032 and friends) shape the checks: options that run
-programs (``rg --pre``, ``sort --compress-program``, ``git -c``), abbreviated long options
-(``--out`` is ``--output`` to getopt), wildcards that expand into options, and characters
+Known allowlist bypasses (CVE-2025-66032 and friends; tests/policy_corpus holds them with
+their sources) shape the checks: options that run programs (``rg --pre``, ``sort
+--compress-program``, ``man --html``, ``git -c``), sed beyond ``-n`` with ``p`` commands,
+abbreviated long options (``--out`` is ``--output`` to getopt, ``--upload-pa`` is
+``--upload-pack`` to git), wildcards that expand into options, and characters
 that tree-sitter and bash split differently (a carriage return is whitespace to the
-parser but part of a word to bash) are all refused.
+parser but part of a word to bash) are all refused. So are invisible characters (zero-width,
+bidi controls, odd spaces): what the user reads in the approval must be what bash runs.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import shlex
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -42,6 +46,27 @@ class CommandAnalysis:
     plain: bool = False
     # For each of ``commands``: why that command is not read-only, or None when it is.
     problems: list[str | None] = field(default_factory=list)
+    # True when the only problem is reading outside the workspace (cat /etc/hosts): such a
+    # command asks even in plan mode instead of being refused.
+    outside_only: bool = False
+    # For each of ``commands``: the arguments that may name files (not sed scripts, grep
+    # patterns or echo's text), which the decision resolves through symbolic links.
+    path_words: list[list[str]] = field(default_factory=list)
+
+
+class Problem(str):
+    """Why one command is not read-only. ``grantable``: an "always" answer may cover later
+    uses (an unknown program the user trusts); a dangerous option or a path outside the
+    workspace must be looked at every time. ``outside``: the problem is only where it reads."""
+
+    grantable: bool
+    outside: bool
+
+    def __new__(cls, text: str, *, grantable: bool = False, outside: bool = False) -> Problem:
+        problem = super().__new__(cls, text)
+        problem.grantable = grantable
+        problem.outside = outside
+        return problem
 
 
 # -- parsing ---------------------------------------------------------------------------
@@ -52,9 +77,14 @@ def _language() -> Language:
     return Language(tree_sitter_bash.language())
 
 
+@functools.cache
+def _parser() -> Parser:
+    return Parser(_language())
+
+
 def _parse(command: str) -> Node:
     # surrogatepass: a string with lone surrogates (from JSON) still parses, byte for byte.
-    return Parser(_language()).parse(command.encode("utf-8", "surrogatepass")).root_node
+    return _parser().parse(command.encode("utf-8", "surrogatepass")).root_node
 
 
 def _text(node: Node) -> str:
@@ -64,12 +94,23 @@ def _text(node: Node) -> str:
 def _control_character(command: str) -> str | None:
     """Tree-sitter and bash disagree on some control characters (a carriage return
     separates words for the parser, not for bash), and a NUL truncates the C string bash
-    sees; so any of them makes the command unreadable. Tabs and newlines are ordinary."""
+    sees; so any of them makes the command unreadable. Tabs and newlines are ordinary.
+    Invisible characters (zero-width, bidi overrides, spaces other than the space) make
+    the command read differently on screen than bash reads it (Trojan Source)."""
+    if command.isascii():  # the common case, without a look at each character
+        if "\x00" in command:
+            return "contains a NUL byte"
+        if any((ord(c) < 32 and c not in "\t\n") or c == "\x7f" for c in command):
+            return "contains a control character"
+        return None
     for char in command:
         if char == "\x00":
             return "contains a NUL byte"
-        if (ord(char) < 32 and char not in "\t\n") or ord(char) == 127:
+        category = unicodedata.category(char)
+        if category == "Cc" and char not in "\t\n":
             return "contains a control character"
+        if category in ("Cf", "Zl", "Zp") or (category == "Zs" and char != " "):
+            return f"contains an invisible or unusual character (U+{ord(char):04X})"
     return None
 
 
@@ -141,6 +182,15 @@ def _is_glob(chars: Chars) -> bool:
     return any(c in "*?[" and not quoted for c, quoted in chars)
 
 
+def _may_expand_to_option(chars: Chars) -> bool:
+    """A wildcard at the start (*.py, -*) can expand to a file named --pre=x.sh, which the
+    program reads as an option; src/*.py can only expand to names starting with src/."""
+    if not chars or not _is_glob(chars):
+        return False
+    first, quoted = chars[0]
+    return first == "-" or (first in "*?[" and not quoted)
+
+
 def _is_brace_expansion(chars: Chars) -> bool:
     """a{b,c} and {1..3} become several words; a lone {} (find) or @{1} (git) does not."""
     masked = "".join(c if not quoted else "\x00" for c, quoted in chars)
@@ -160,6 +210,7 @@ def _is_brace_expansion(chars: Chars) -> bool:
 class _Word:
     value: str
     glob: bool  # has an unquoted * ? [ that bash expands against file names
+    option_glob: bool = False  # ... and may expand to a word starting with -
 
 
 # Syntax beyond plain words and plain commands, and how to tell the user about it.
@@ -229,7 +280,7 @@ def _word(node: Node) -> _Word | str:
                     "uses a word the policy cannot read")
     if _is_brace_expansion(chars):
         return "uses brace expansion"
-    return _Word("".join(c for c, _ in chars), _is_glob(chars))
+    return _Word("".join(c for c, _ in chars), _is_glob(chars), _may_expand_to_option(chars))
 
 
 def _is_dynamic(node: Node) -> bool:
@@ -293,14 +344,16 @@ def _anything(name: str, args: list[str]) -> None:
     return None
 
 
-def _offending_option(arg: str, short: str, long: frozenset[str],
-                      exact: frozenset[str], prefixes: tuple[str, ...]) -> str | None:
+def _offending_option(arg: str, short: str, long: frozenset[str], exact: frozenset[str],
+                      prefixes: tuple[str, ...], known: frozenset[str]) -> str | None:
     if arg in exact or (prefixes and arg.startswith(prefixes)):
         return arg
     if arg.startswith("--") and len(arg) > 2:
         given = "--" + arg[2:].split("=", 1)[0]
         if given in long:
             return given
+        if given in known:
+            return None  # a real option that happens to start like a dangerous one
         # getopt takes any unambiguous abbreviation: sort --out=f is sort --output=f.
         return next((option for option in sorted(long) if option.startswith(given)), None)
     elif arg.startswith("-") and len(arg) > 1 and short:
@@ -313,16 +366,26 @@ def _offending_option(arg: str, short: str, long: frozenset[str],
 
 def _forbid(short: str = "", long: tuple[str, ...] = (), exact: tuple[str, ...] = (),
             prefixes: tuple[str, ...] = (), what: str = "can write files or run programs",
-            ) -> Checker:
-    """A checker refusing the options that write files or run programs."""
-    longs, exacts = frozenset(long), frozenset(exact)
+            known: tuple[str, ...] = ()) -> Checker:
+    """A checker refusing the options that write files or run programs. ``known``: real
+    options that are prefixes of a refused one (git diff --text is not --textconv)."""
+    longs, exacts, knowns = frozenset(long), frozenset(exact), frozenset(known)
 
     def check(name: str, args: list[str]) -> str | None:
+        # No stop at "--": find -- . -delete still deletes, and a refused operand that
+        # merely looks like an option costs a question, not a hole.
         for arg in args:
-            bad = _offending_option(arg, short, longs, exacts, prefixes)
+            bad = _offending_option(arg, short, longs, exacts, prefixes, knowns)
             if bad is not None:
                 return f"{name} {bad} {what}"
         return None
+
+    return check
+
+
+def _all(*checkers: Checker) -> Checker:
+    def check(name: str, args: list[str]) -> str | None:
+        return next((p for c in checkers if (p := c(name, args))), None)
 
     return check
 
@@ -334,6 +397,117 @@ def _version_only(name: str, args: list[str]) -> str | None:
 def _uniq(name: str, args: list[str]) -> str | None:
     operands = [a for a in args if a == "-" or not a.startswith("-")]
     return "uniq with two file names writes the second one" if len(operands) > 1 else None
+
+
+def _cd(name: str, args: list[str]) -> str | None:
+    """cd inside the workspace only changes where later words of the same script point
+    (and the path checks see those); cd alone goes home and cd - goes back: outside."""
+    if len(args) != 1 or args[0].startswith("-"):
+        return Problem("cd without one folder of the workspace may leave the workspace",
+                       outside=True)
+    return None
+
+
+# sed: only printing (-n with p commands); s///e, e, w, W, r, R and -i write or run.
+_SED_FLAGS = frozenset("nrEsuz")
+_SED_LONG_FLAGS = frozenset({"--quiet", "--silent", "--regexp-extended", "--separate",
+                             "--unbuffered", "--null-data", "--posix", "--debug", "--sandbox"})
+
+
+def _sed(name: str, args: list[str]) -> str | None:
+    parsed = _sed_parse(args)
+    if parsed is None or not parsed[2] or not parsed[0]:
+        return _sed_refusal(name)
+    if not all(_sed_prints_only(script) for script in parsed[0]):
+        return _sed_refusal(name)
+    return None
+
+
+def _sed_refusal(name: str) -> str:
+    return f"{name} may write files or run commands (only {name} -n with p commands is read-only)"
+
+
+def _sed_parse(args: list[str]) -> tuple[list[str], list[str], bool] | None:
+    """(scripts, file operands, quiet), or None for an option that is not plain reading."""
+    scripts: list[str] = []
+    operands: list[str] = []
+    quiet = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-e", "--expression") and i + 1 < len(args):
+            scripts.append(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--expression="):
+            scripts.append(arg.split("=", 1)[1])
+        elif arg in ("-n", "--quiet", "--silent"):
+            quiet = True
+        elif arg.startswith("--"):
+            if arg not in _SED_LONG_FLAGS:
+                return None
+        elif arg.startswith("-") and len(arg) > 1:
+            letters = arg[1:]
+            if "e" in letters:  # -ne SCRIPT: the script is the next word (or the rest)
+                head, _, rest = letters.partition("e")
+                if set(head) - _SED_FLAGS:
+                    return None
+                quiet = quiet or "n" in head
+                if rest:
+                    scripts.append(rest)
+                elif i + 1 < len(args):
+                    scripts.append(args[i + 1])
+                    i += 1
+                else:
+                    return None
+            elif set(letters) - _SED_FLAGS:
+                return None  # -i, -f, -l, and anything not known
+            else:
+                quiet = quiet or "n" in letters
+        else:
+            operands.append(arg)
+        i += 1
+    if not scripts and operands:
+        scripts.append(operands.pop(0))
+    return scripts, operands, quiet
+
+
+def _sed_prints_only(script: str) -> bool:
+    """Each command is ``[address[,address]][!]p`` (addresses: N, $, N~M, /regex/[I])."""
+    commands = [c.strip() for c in script.replace("\n", ";").split(";")]
+    return all(_sed_print_command(c) for c in commands if c)
+
+
+def _sed_print_command(command: str) -> bool:
+    rest = _sed_address(command)
+    if rest is not None and rest.startswith(","):
+        rest = _sed_address(rest[1:].lstrip())
+    if rest is None:
+        rest = command  # no address: the command applies to every line
+    rest = rest.strip()
+    if rest.startswith("!"):
+        rest = rest[1:].strip()
+    return rest == "p"
+
+
+def _sed_address(text: str) -> str | None:
+    """What follows one address at the start of ``text``, or None when there is none."""
+    if text.startswith("$"):
+        return text[1:]
+    if text[:1].isdigit():
+        end = len(text) - len(text.lstrip("0123456789~"))
+        return text[end:]
+    if text.startswith("/"):
+        i = 1
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == "/":
+                rest = text[i + 1:]
+                return rest[1:] if rest[:1] in ("I", "M") else rest
+            i += 1
+    return None
 
 
 _BRANCH_LIST_OPTIONS = frozenset(
@@ -371,19 +545,24 @@ def _git_remote(name: str, args: list[str]) -> str | None:
     return f"{name} {args[0]} changes remotes or contacts the network"
 
 
-_git_output = _forbid(long=("--output", "--ext-diff"))
+# Options any git command may take that write files or run programs; git's option parser
+# accepts unambiguous abbreviations (--upload-pa is --upload-pack: CVE-2025-66032).
+_git_common = _forbid(
+    long=("--output", "--ext-diff", "--textconv", "--exec-path", "--upload-pack",
+          "--config-env", "--open-files-in-pager", "--receive-pack"),
+    known=("--text",))
 
 # Subcommands that only read the repository, each with its own option check.
 GIT_READ_ONLY: dict[str, Checker] = {
     "status": _anything,
-    "diff": _git_output,
-    "log": _git_output,
-    "show": _git_output,
+    "diff": _anything,
+    "log": _anything,
+    "show": _anything,
     "branch": _git_branch,
     "ls-files": _anything,
     "rev-parse": _anything,
     "blame": _anything,
-    "grep": _forbid(short="O", long=("--open-files-in-pager",)),  # -O runs a pager program
+    "grep": _forbid(short="O"),  # -O runs a pager program
     "remote": _git_remote,
     "describe": _anything,
     "tag": _git_tag,
@@ -404,27 +583,49 @@ def _git(name: str, args: list[str]) -> str | None:
         return f"git {sub} changes how git runs and can make it run programs"
     check = GIT_READ_ONLY.get(sub)
     if check is None:
-        return f"git {sub} is not a read-only git command"
-    return check(f"git {sub}", rest)
+        return Problem(f"git {sub} is not a read-only git command", grantable=True)
+    return _git_common(f"git {sub}", rest) or check(f"git {sub}", rest)
 
+
+_FILE_LIST_FROM = ("--files0-from",)  # file names read from a file: anything, anywhere
 
 # argv[0] -> checker of the arguments. Extend here; anything absent is not read-only.
 READ_ONLY: dict[str, Checker] = {
     **{name: _anything for name in (
-        "ls", "cat", "head", "tail", "wc", "grep", "pwd", "echo", "stat", "du", "df",
-        "which", "whoami", "uname", "basename", "dirname", "realpath", "readlink", "cut",
-        "tr", "diff", "cmp", "nl", "true", "false", "test", "sha256sum", "sha1sum",
-        "sha512sum", "md5sum",
+        "ls", "cat", "head", "tail", "pwd", "echo", "stat", "which", "whoami", "uname",
+        "basename", "dirname", "realpath", "readlink", "cut", "tr", "cmp", "nl", "true",
+        "false", "test", "sha256sum", "sha1sum", "sha512sum", "md5sum", "tac", "rev", "seq",
+        "id", "paste", "column", "comm", "join", "fold", "fmt", "expr", "numfmt", "od",
+        "hexdump", "strings",
     )},
-    "find": _forbid(exact=("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls"),
+    "wc": _forbid(long=_FILE_LIST_FROM, what="reads file names from a file"),
+    "du": _forbid(long=_FILE_LIST_FROM, what="reads file names from a file"),
+    "df": _anything,
+    # -R and diff -r follow links while they walk, and a link can point out of the workspace.
+    "grep": _forbid(short="R", long=("--dereference-recursive",),
+                    what="follows symbolic links, which can lead outside the workspace"),
+    "diff": _forbid(short="r", long=("--recursive",),
+                    what="follows symbolic links, which can lead outside the workspace"),
+    "find": _forbid(exact=("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls",
+                           "-files0-from"),  # starting points read from a file: anywhere
                     prefixes=("-fprint",)),
-    "rg": _forbid(short="z",  # -z runs decompressors
-                  long=("--pre", "--pre-glob", "--search-zip", "--hostname-bin")),
-    "sort": _forbid(short="o", long=("--output", "--compress-program")),
+    "rg": _all(
+        _forbid(short="z",  # -z runs decompressors
+                long=("--pre", "--pre-glob", "--search-zip", "--hostname-bin")),
+        _forbid(short="L", long=("--follow",),
+                what="follows symbolic links, which can lead outside the workspace")),
+    "sort": _forbid(short="o", long=("--output", "--compress-program", *_FILE_LIST_FROM)),
     "tree": _forbid(short="oR"),  # -R writes 00Tree.html in every folder
     "file": _forbid(short="C", long=("--compile",)),
     "date": _forbid(short="s", long=("--set",), what="sets the clock"),
+    "base64": _forbid(short="o", long=("--output",)),  # BSD base64 -o writes a file
+    # man --html=CMD and -P CMD run CMD (CVE-2025-66032); -C reads another config.
+    "man": _forbid(short="PHXTtZpC", long=(
+        "--pager", "--html", "--gxditview", "--troff-device", "--troff", "--ditroff",
+        "--preprocessor", "--config-file"), what="can run other programs"),
+    "sed": _sed,
     "uniq": _uniq,
+    "cd": _cd,
     "git": _git,
     **{name: _version_only for name in (
         "python", "python3", "node", "npm", "pnpm", "yarn", "cargo", "rustc", "uv",
@@ -436,25 +637,58 @@ READ_ONLY: dict[str, Checker] = {
 WRAPPERS = frozenset({
     "env", "xargs", "sudo", "doas", "nice", "ionice", "timeout", "nohup", "time", "command",
     "builtin", "exec", "stdbuf", "setsid", "chroot", "watch", "strace", "ltrace", "flock",
-    "taskset", "chrt", "fakeroot", "runuser", "unbuffer", "find",
+    "taskset", "chrt", "fakeroot", "runuser", "unbuffer", "find", "parallel", "pkexec",
+    "unshare", "nsenter", "systemd-run", "firejail", "bwrap", "busybox", "toybox", "script",
+    "proxychains", "proxychains4", "torsocks", "xvfb-run", "dbus-run-session", "catchsegv",
 })
 # Programs that run shell scripts: from files, or given as an argument (_SCRIPT_SHELLS -c).
-_SCRIPT_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "su"})
+_SCRIPT_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "su", "tcsh",
+                            "csh", "yash", "ash"})
 SHELLS = _SCRIPT_SHELLS | {"eval", "ssh", "source", "."}
-_SHELL_STATE = frozenset({"cd", "pushd", "popd", "export", "alias", "unalias", "history",
-                          "set", "shopt", "unset", "trap", "umask", "ulimit", "hash"})
+_SHELL_STATE = frozenset({"pushd", "popd", "export", "alias", "unalias", "history",
+                          "set", "shopt", "unset", "trap", "umask", "ulimit", "hash",
+                          "enable", "bind", "complete", "readonly", "declare", "typeset",
+                          "local", "fc", "disown"})
+
+# Programs often taken for harmless, with what they can do; all of them ask.
+_RISKS: dict[str, str] = {
+    **{name: "can run shell commands from inside (!command)" for name in (
+        "less", "more", "most", "pg", "vi", "vim", "nvim", "view", "vimdiff", "ex", "ed",
+        "nano", "pico", "emacs", "joe", "mc", "ftp")},
+    **{name: "runs a program given on its command line, which can do anything" for name in (
+        "awk", "gawk", "mawk", "nawk", "perl", "jq", "lua", "php", "tclsh", "Rscript",
+        "osascript")},
+    **{name: "deletes files" for name in ("rm", "rmdir", "shred", "unlink")},
+    **{name: "writes files" for name in (
+        "tee", "cp", "mv", "ln", "mkdir", "touch", "chmod", "chown", "chgrp",
+        "install", "dd", "truncate", "rsync", "patch", "tar", "unzip", "zip",
+        "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "7z", "cpio", "xxd",
+        "split", "csplit", "mktemp", "mkfifo", "mknod", "sponge")},
+    **{name: "contacts the network, which can send data away" for name in (
+        "curl", "wget", "nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet", "ping",
+        "ping6", "dig", "nslookup", "host", "whois", "traceroute", "tracepath", "ssh-keyscan",
+        "aria2c", "http", "https")},
+    "printenv": "prints environment variables, which often hold secrets",
+    "crontab": "schedules commands",
+    "at": "schedules commands",
+    "kill": "stops processes",
+    "pkill": "stops processes",
+    "killall": "stops processes",
+    "xdg-open": "opens files with other programs",
+    "open": "opens files with other programs",
+}
 
 
-def _not_listed(name: str) -> str:
+def _not_listed(name: str) -> Problem:
     if name in SHELLS:
-        return f"runs a shell script through {name}"
+        return Problem(f"runs a shell script through {name}")
     if name in WRAPPERS:
-        return f"runs another command through {name}"
-    if name in ("cd", "pushd", "popd"):
-        return "changes the directory"
+        return Problem(f"runs another command through {name}")
     if name in _SHELL_STATE:
-        return f"changes the shell's state ({name})"
-    return f"{name} is not a known read-only command"
+        return Problem(f"changes the shell's state ({name})")
+    if name in _RISKS:
+        return Problem(f"{name} {_RISKS[name]}", grantable=True)
+    return Problem(f"{name} is not a known read-only command", grantable=True)
 
 
 def _reaches_outside(value: str) -> bool:
@@ -471,6 +705,37 @@ def _reaches_outside(value: str) -> bool:
     return False
 
 
+# Programs whose arguments are never files they read. (Not date: date -f FILE echoes the
+# lines of FILE it cannot parse, so its words are paths like any other.)
+_NO_FILE_ARGS = frozenset({"echo", "tr", "seq", "expr", "basename", "dirname", "true", "false",
+                           "numfmt", "pwd", "whoami", "id", "uname"})
+
+
+def path_words(name: str, args: list[str]) -> list[str]:
+    """The arguments of a read-only command that may name files: not echo's text, sed's
+    script or grep's pattern (so `grep -rn /api/ src` and `sed -n '/x/p' f` stay inside)."""
+    if name in _NO_FILE_ARGS:
+        return []
+    if name == "sed":
+        parsed = _sed_parse(args)
+        return parsed[1] if parsed is not None else args
+    if name in ("grep", "rg"):
+        return _without_pattern(args)
+    return args
+
+
+def _without_pattern(args: list[str]) -> list[str]:
+    """grep's and rg's arguments less the pattern: the first word that is not an option,
+    unless -e/-f (or a cluster holding them) give the patterns, when every word may be a
+    file. A wrong guess only ever keeps more words to check."""
+    for arg in args:
+        if arg.startswith(("--regexp", "--file")) or (
+                arg.startswith("-") and not arg.startswith("--") and set(arg[1:]) & {"e", "f"}):
+            return args
+    first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
+    return args if first is None else args[:first] + args[first + 1:]
+
+
 def command_problem(words: list[_Word]) -> str | None:
     """Why one plain simple command is not read-only, or None when it is."""
     name, args = words[0].value, [w.value for w in words[1:]]
@@ -480,24 +745,35 @@ def command_problem(words: list[_Word]) -> str | None:
     problem = check(name, args)
     if problem:
         return problem
-    for word in words[1:]:
-        if _reaches_outside(word.value):
-            return f"reaches outside the workspace: {word.value}"
-    if check is not _anything and any(w.glob for w in words[1:]):
+    for value in path_words(name, args):
+        if _reaches_outside(value):
+            return Problem(f"reaches outside the workspace: {value}", outside=True)
+    if check is not _anything and name not in _GLOB_SAFE and any(w.option_glob for w in words[1:]):
         # A file named --pre=./evil.sh turns `rg x *` into a program run.
         return f"uses a wildcard that could expand into an option of {name}"
     return None
 
 
+# Listed programs whose options, even when a file name poses as one, at worst count or
+# measure files (wc --files0-from): `wc -l *.py` is too common to ask about.
+_GLOB_SAFE = frozenset({"wc", "du"})
+
+
 # -- the "always" grant ----------------------------------------------------------------
 
-# How many leading words name what a command does: git commit, npm run build.
+# How many leading words name what a command does: git commit, npm run build. A program
+# absent here has arity 1: `pytest tests/a.py` grants Bash(pytest:*).
 ARITY: dict[str, int] = {
-    "git": 2, "npm": 2, "npm run": 3, "npm exec": 3, "pnpm": 2, "pnpm run": 3, "yarn": 2,
-    "yarn run": 3, "bun": 2, "bun run": 3, "npx": 2, "cargo": 2, "go": 2, "uv": 2,
-    "uv run": 3, "poetry": 2, "poetry run": 3, "pip": 2, "pip3": 2, "docker": 2,
-    "docker compose": 3, "kubectl": 2, "gh": 3, "make": 2, "ruff": 2, "deno": 2,
-    "python": 2, "python3": 2, "python -m": 3, "python3 -m": 3, "node": 2,
+    "git": 2, "npm": 2, "npm run": 3, "npm exec": 3, "pnpm": 2, "pnpm run": 3, "pnpm exec": 3,
+    "yarn": 2, "yarn run": 3, "bun": 2, "bun run": 3, "npx": 2, "pnpx": 2, "bunx": 2,
+    "cargo": 2, "go": 2, "uv": 2, "uv run": 3, "uv pip": 3, "uvx": 2, "pipx": 2, "poetry": 2,
+    "poetry run": 3, "pdm": 2, "pdm run": 3, "hatch": 2, "hatch run": 3, "pip": 2, "pip3": 2,
+    "docker": 2, "docker compose": 3, "podman": 2, "kubectl": 2, "helm": 2, "gh": 3,
+    "make": 2, "just": 2, "ruff": 2, "deno": 2, "deno task": 3, "python": 2, "python3": 2,
+    "python -m": 3, "python3 -m": 3, "node": 2, "bundle": 2, "bundle exec": 3, "rake": 2,
+    "mvn": 2, "gradle": 2, "dotnet": 2, "mix": 2, "swift": 2, "flutter": 2, "dart": 2,
+    "terraform": 2, "bazel": 2, "nx": 2, "turbo": 2, "turbo run": 3, "composer": 2,
+    "rustup": 2, "brew": 2, "apt": 2, "apt-get": 2, "systemctl": 2, "pre-commit": 2,
 }
 
 
@@ -525,15 +801,22 @@ def grant_for(argv: list[str]) -> str | None:
 
 
 def _chain_grant(commands: list[list[str]], problems: list[str | None]) -> str | None:
-    grants = {grant_for(argv) for argv, problem in zip(commands, problems) if problem}
+    """One grant covering every command that needs one, or None. A problem that is not
+    grantable (a dangerous option, a path outside) would still ask after any grant."""
+    needed = [(argv, p) for argv, p in zip(commands, problems) if p]
+    if not all(getattr(p, "grantable", False) for _, p in needed):
+        return None
+    grants = {grant_for(argv) for argv, _ in needed}
     return grants.pop() if len(grants) == 1 else None
 
 
 # -- analysis --------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=512)
 def analyse_command(command: str) -> CommandAnalysis:
-    """Is ``command`` read-only? See the module docstring for what that takes."""
+    """Is ``command`` read-only? See the module docstring for what that takes. The
+    result is cached and shared: treat it as read-only."""
     if not command.strip():
         return CommandAnalysis(False, "empty command")
     control = _control_character(command)
@@ -549,14 +832,17 @@ def analyse_command(command: str) -> CommandAnalysis:
         return CommandAnalysis(False, "empty command")
     commands = [[w.value for w in words] for words in shaped]
     problems = [command_problem(words) for words in shaped]
+    paths = [path_words(argv[0], argv[1:]) for argv in commands]
     first = next((i for i, p in enumerate(problems) if p), None)
     if first is None:
-        return CommandAnalysis(True, "read-only command", commands, None, True, problems)
+        return CommandAnalysis(True, "read-only command", commands, None, True, problems,
+                               path_words=paths)
     reason, name = problems[first] or "", commands[first][0]
     if first > 0 and reason == _not_listed(name):
         reason = f"chains a command that is not read-only: {name}"
+    outside_only = all(p is None or getattr(p, "outside", False) for p in problems)
     return CommandAnalysis(False, reason, commands, _chain_grant(commands, problems), True,
-                           problems)
+                           problems, outside_only, paths)
 
 
 # -- for deny rules: every command that could run --------------------------------------
@@ -584,10 +870,11 @@ def _loose_argv(node: Node) -> LooseArgv:
     return argv
 
 
+@functools.lru_cache(maxsize=512)
 def reachable_commands(command: str) -> list[LooseArgv] | None:
     """Every simple command that could run, anywhere; None when that cannot be known
     (unparseable, control characters, nested or branching too much): deny rules then
-    assume a match."""
+    assume a match. Cached and shared: treat the result as read-only."""
     return _Reach().commands(command, 0)
 
 
@@ -649,9 +936,11 @@ def _base(word: str | None) -> str | None:
     return posixpath.basename(word) if word is not None else None
 
 
+@functools.lru_cache(maxsize=512)
 def static_words(command: str) -> list[str] | None:
     """The literal text of every word in the tree (arguments, redirection targets,
-    here-document bodies), computed parts left out; None when unreadable."""
+    here-document bodies), computed parts left out; None when unreadable. Cached and
+    shared: treat the result as read-only."""
     if _control_character(command):
         return None
     root = _parse(command)

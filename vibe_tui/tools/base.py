@@ -31,6 +31,16 @@ class ToolContext:
     running_pids: set[int] = field(default_factory=set)
     # Files the model has read in this session (path -> mtime_ns), for stale-edit checks.
     read_files: dict[Path, int] = field(default_factory=dict)
+    # Pseudo-terminal sessions by id (vibe_tui.tools.interactive), open and recently closed.
+    interactive: dict[str, Any] = field(default_factory=dict)
+    # Variables the user exported (``!export``) for later commands; None means unset.
+    env_overrides: dict[str, str | None] = field(default_factory=dict)
+    # The command sandbox (vibe_tui.tools.sandbox): "auto" uses bubblewrap where it works,
+    # "off" runs commands on the host (--no-sandbox). Without bubblewrap, commands refuse
+    # to run unless allow_host (or VIBE_TUI_ALLOW_HOST=1) says the host is fine.
+    sandbox_mode: str = "auto"
+    sandbox_network: bool = False
+    allow_host: bool = False
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()
@@ -58,6 +68,7 @@ class ToolRequest:
     args: dict[str, Any]
     paths: tuple[Path, ...] = ()  # resolved workspace paths the call reads or writes
     command: str | None = None  # the shell command, for exec tools
+    cwd: Path | None = None  # where the command runs (its relative paths start there)
 
 
 class Tool(Protocol):

@@ -4,6 +4,10 @@ Each command runs as ``bash -c`` in its own process group, so a timeout or an in
 can kill everything it started (background jobs included), not just the shell. Output
 is read as it streams and only a head and a tail are kept, so a command that prints
 gigabytes costs no more memory than the caps.
+
+Where bubblewrap works, ``bash -c`` runs inside the sandbox (``vibe_tui.tools.sandbox``);
+where it does not, the command is refused unless the user allowed the host. ``cd DIR``
+alone never reaches bash: it moves ``ctx.cwd``, which the next command starts in.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.tools import sandbox
 from vibe_tui.tools.environment import command_env
 from vibe_tui.tools.base import (
     ToolContext,
@@ -141,18 +146,76 @@ async def _shell_exit(proc: asyncio.subprocess.Process, pumps: asyncio.Future) -
         await proc.wait()
 
 
-async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+@dataclass
+class Started:
+    """A running command: its process (group leader), and the sandbox it runs in."""
+
+    proc: asyncio.subprocess.Process
+    sandboxed: sandbox.Sandboxed | None = None
+
+    async def stop(self) -> None:
+        """Everything it started, gone: the group (SIGTERM, then SIGKILL), then the
+        sandbox's init, which takes every process inside with it."""
+        await kill_process_group(self.proc.pid)
+        if self.sandboxed is not None:
+            self.sandboxed.kill()
+
+
+async def start_command(command: str, ctx: ToolContext) -> Started:
+    """``bash -c COMMAND`` in ``ctx.cwd``, inside the sandbox when it is in force; a
+    ToolError (for the model and the user) when the sandbox cannot start and the user
+    has not allowed the host."""
+    assert ctx.cwd is not None
+    state = await sandbox.in_force_async(ctx)
+    argv = ["bash", "-c", command]
+    if state.kind == "unavailable":
+        raise ToolError(sandbox.refusal(state))
+    if state.kind != "bubblewrap":
+        return Started(await _spawn(argv, ctx.cwd, command_env(ctx)))
+    starting = asyncio.ensure_future(_start_sandboxed(argv, ctx))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Interrupted while bubblewrap starts (milliseconds): let it finish, then stop it.
+        # Killed halfway, it can leave its init behind before --die-with-parent is armed.
+        await asyncio.shield(_stop_once_started(starting))
+        raise
+
+
+async def _start_sandboxed(argv: list[str], ctx: ToolContext) -> Started:
+    assert ctx.cwd is not None
+    info_read, info_write = os.pipe()
+    try:
+        wrapped = sandbox.wrap(argv, ctx, network=ctx.sandbox_network, info_fd=info_write)
+        proc = await _spawn(wrapped, ctx.cwd, command_env(ctx), pass_fds=(info_write,))
+    except BaseException:
+        os.close(info_read)
+        raise
+    finally:
+        os.close(info_write)  # bubblewrap holds the only write end now: its EOF is ours
+    return Started(proc, await sandbox.started(info_read))
+
+
+async def _stop_once_started(starting: asyncio.Future[Started]) -> None:
+    try:
+        started = await starting
+    except Exception:
+        return  # it never started: nothing runs
+    await started.stop()
+
+
+async def _spawn(argv: list[str], cwd: Path, env: dict[str, str],
+                 pass_fds: tuple[int, ...] = ()) -> asyncio.subprocess.Process:
     try:
         return await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
+            *argv,
             cwd=cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=env,
             start_new_session=True,  # own process group: killpg reaches every child
+            pass_fds=pass_fds,
         )
     except FileNotFoundError as exc:
         if not cwd.is_dir():
@@ -165,8 +228,8 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
 async def run_command(command: str, ctx: ToolContext, timeout_s: float) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``ctx.cwd``; kill its group on timeout or when
     the caller is cancelled (the user interrupted)."""
-    assert ctx.cwd is not None
-    proc = await _spawn(command, ctx.cwd, command_env(ctx))
+    started = await start_command(command, ctx)
+    proc = started.proc
     ctx.running_pids.add(proc.pid)
     result = CommandResult(HeadTail(STDOUT_CAP), HeadTail(STDERR_CAP), returncode=0)
     pumps = asyncio.gather(_pump(proc.stdout, result.stdout), _pump(proc.stderr, result.stderr))
@@ -175,17 +238,17 @@ async def run_command(command: str, ctx: ToolContext, timeout_s: float) -> Comma
             await asyncio.wait_for(_shell_exit(proc, pumps), timeout_s)
         except TimeoutError:
             result.timed_out = True
-            await kill_process_group(proc.pid)
+            await started.stop()
             await _shell_exit(proc, pumps)  # SIGKILLed at worst: gone within moments
         if not await _drained(pumps, DRAIN_GRACE_S):
             result.lingering = not result.timed_out
-            await kill_process_group(proc.pid)
+            await started.stop()
             await _drained(pumps, DRAIN_GRACE_S)
         assert proc.returncode is not None
         result.returncode = proc.returncode
     except asyncio.CancelledError:
         # Shielded: a second cancellation must not leave the group half-killed.
-        await asyncio.shield(kill_process_group(proc.pid))
+        await asyncio.shield(started.stop())
         raise
     finally:
         pumps.cancel()  # a process that escaped the group may still hold a pipe
@@ -276,7 +339,7 @@ class BashTool:
         if not command.strip():
             raise ToolError("argument 'command' must not be empty")
         _requested_timeout(args)
-        return ToolRequest(tool=self.name, kind="exec", args=args, command=command)
+        return ToolRequest(tool=self.name, kind="exec", args=args, command=command, cwd=ctx.cwd)
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
         return None
