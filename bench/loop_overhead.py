@@ -52,7 +52,9 @@ async def measure(steps: int, turns: int) -> list[float]:
     with tempfile.TemporaryDirectory() as folder, FakeLLM(responder=scripted(steps)) as llm:
         workspace = Path(folder)
         (workspace / "notes.txt").write_text("line\n" * 50)
-        config = Config(model=llm.model, api_base=llm.base_url, max_steps=steps + 5)
+        # A window no run fills: this measures the loop, not compaction.
+        config = Config(model=llm.model, api_base=llm.base_url, max_steps=steps + 5,
+                        context_window=1_000_000)
         session = Session(config, workspace)
         for _ in range(turns):
             timings.clear()

@@ -30,8 +30,9 @@ def of_type(session: Session, cls):
     return [e for e in session.event_log if isinstance(e, cls)]
 
 
-async def wait_until(predicate, timeout: float = 10.0) -> None:
-    """Poll a condition on the event loop (the session runs on it too)."""
+async def wait_until(predicate, timeout: float = 60.0) -> None:
+    """Poll a condition on the event loop (the session runs on it too). Generous: the
+    first model call of a process includes LiteLLM's import, seconds on a busy machine."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages, wait_until
 from vibe_tui.config import Config
@@ -70,20 +71,21 @@ async def test_always_grants_for_the_session_and_settles_covered_approvals(fake_
 
 
 async def test_interrupt_kills_the_process_and_the_session_goes_on(fake_llm, tmp_path):
-    pid_file = tmp_path / "pid"
-    fake_llm.push(tool_calls(tool_call("bash", {"command": f"echo $$ > {pid_file}; sleep 60"})))
+    # A sleep with a unique length finds the process on the host, whether or not the
+    # command ran in a sandbox with its own pid numbering.
+    marker = f"61.{secrets.randbelow(10**6):06d}"  # unique to this run
+    fake_llm.push(tool_calls(tool_call("bash", {"command": f"sleep {marker}; echo never"})))
     fake_llm.push(text("second turn fine"))
     session = make_session(fake_llm, tmp_path, mode="yolo")
     turn = session.send("sleep")
-    await wait_until(lambda: pid_file.exists() and pid_file.read_text().strip())
+    await wait_until(lambda: _pids_running(marker))
     assert session.interrupt()
-    await asyncio.wait_for(session.wait_idle(), 10)
+    await asyncio.wait_for(session.wait_idle(), 30)
     end = of_type(session, ev.TurnEnded)[-1]
     assert end.turn_id == turn and end.state == "interrupted"
     result = of_type(session, ev.ToolResult)[-1]
     assert result.status == "interrupted" and "interrupted by the user" in result.output
-    pid = int(pid_file.read_text())
-    await wait_until(lambda: not _alive(pid), 5)
+    await wait_until(lambda: not _pids_running(marker), 5)
     end2 = await run_turn(session, "are you there?")
     assert end2.state == "completed"
     assert "interrupted by the user" in tool_messages(fake_llm.requests[-1])[0]["content"]
@@ -233,14 +235,19 @@ async def test_mode_and_model_changes_are_events(fake_llm, tmp_path):
     assert session.model_settings().model == "openai/other"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead for our purposes.
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def _pids_running(marker: str) -> list[int]:
+    """Live (not zombie) processes whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as handle:
+                state = handle.read().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and "sleep" in cmdline and state != "Z":
+            found.append(int(entry))
+    return found

@@ -2,7 +2,9 @@
 
 Each event is a small frozen dataclass. ``id`` is unique and increasing within a session
 (the web view's SSE ids are these ids); ``turn_id`` names the turn it belongs to (0 for
-events outside any turn).
+events outside any turn). Events of a sub-agent carry ``parent_call_id``, the id of the
+``task`` call that started it: they nest under that call and never enter the main
+conversation.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Event:
     id: int
     turn_id: int
     ts: float
+    parent_call_id: str | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -29,6 +32,8 @@ class Event:
     def to_json(self) -> dict[str, Any]:
         data = {"type": self.type}
         data.update(dataclasses.asdict(self))
+        if data["parent_call_id"] is None:
+            del data["parent_call_id"]  # the main agent's events stay as they always were
         return data
 
     def dumps(self) -> str:
@@ -167,3 +172,35 @@ class ModeChanged(Event):
 class ModelChanged(Event):
     type: ClassVar[str] = "model_changed"
     model: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compacted(Event):
+    """Context was freed before a model call (or by ``/compact``). Applying it to the
+    conversation as it stood reproduces the change, so ``--resume`` rebuilds the same
+    history. Indices count messages of the conversation before the change."""
+
+    type: ClassVar[str] = "compacted"
+    reason: str  # auto | manual
+    steps: list[str]  # in order: stub, summary, cut
+    tokens_before: int
+    tokens_after: int
+    window: int
+    stubs: list[list[Any]] = field(default_factory=list)  # [index, one-line stub]
+    cuts: list[list[Any]] = field(default_factory=list)  # [index, shortened result]
+    summarised: int = 0  # leading messages the summary replaces
+    summary: str | None = None
+    focus: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContextUsage(Event):
+    """How full the model's context window is, for the status bar."""
+
+    type: ClassVar[str] = "context_usage"
+    model: str
+    tokens: int
+    window: int
+    percent: int
+    window_source: str  # config | model info | default
+    note: str | None = None  # e.g. that the window is a guess

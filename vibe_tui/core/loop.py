@@ -1,8 +1,13 @@
 """The agent loop: one asyncio task per turn.
 
-Each step streams one model response, then runs the tool calls it asked for through the
-policy and the tools, and feeds the results back, until the model answers without a tool
-call. Every failure becomes an event and, where the model can act on it, a tool result.
+Each step makes room in the context if it is filling up, streams one model response, then
+runs the tool calls it asked for through the policy and the tools, and feeds the results
+back, until the model answers without a tool call. Every failure becomes an event and,
+where the model can act on it, a tool result.
+
+The same loop runs a read-only sub-agent for the ``task`` tool: it then works on a
+``Scope`` of its own (empty history, read tools, at most 12 model calls) and tags every
+event it emits with the parent call's id.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
+from vibe_tui.core import model as model_adapter
 from vibe_tui.core.approvals import Answer, PendingApproval
 from vibe_tui.core.model import (
     ModelError,
@@ -24,7 +31,9 @@ from vibe_tui.core.model import (
     response_cost,
     stream_completion,
 )
-from vibe_tui.tools.base import ToolError, ToolOutput, ToolRequest, schema_of
+from vibe_tui.core.prompts import LAST_CALL_NOTE
+from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
+from vibe_tui.tools.task import current_runner
 
 if TYPE_CHECKING:
     from vibe_tui.core.session import Session
@@ -39,6 +48,7 @@ REPEAT_HINT = (
     "it: change the arguments or take another approach.]"
 )
 INTERRUPTED = "interrupted by the user"
+# A cheap first cut before any counting; the real cap is a share of the context window.
 MAX_RESULT_CHARS = 100_000
 FAILURE_MESSAGES = {
     "auth": "authentication failed for {model}: {error}. Set the provider's API key "
@@ -46,6 +56,24 @@ FAILURE_MESSAGES = {
     "not_found": "the model {model} was not found: {error}",
     "context": "the conversation no longer fits {model}'s context window: {error}",
 }
+UNFINISHED_REPORT = "[the helper used all its {calls} model calls before finishing its report]"
+
+
+@dataclass
+class Scope:
+    """What one agent works with: the session's own conversation, or a sub-agent's."""
+
+    messages: list[history.Message]
+    tools: dict[str, Tool]
+    tool_context: ToolContext
+    system_prompt: str
+    context: ctx.ContextTracker
+    max_steps: int
+    parent_call_id: str | None = None  # set for a sub-agent: the task call it works for
+
+    @property
+    def nested(self) -> bool:
+        return self.parent_call_id is not None
 
 
 @dataclass
@@ -57,6 +85,9 @@ class PreparedCall:
     error: str | None = None  # set when the call cannot run; the model reads it
     denied: str | None = None
     approval: PendingApproval | None = None
+    decision: str | None = None  # the policy's: allow | ask | deny (for the call log)
+    reason: str | None = None
+    answered_by: str | None = None
 
     @property
     def runs_alongside(self) -> bool:
@@ -73,13 +104,30 @@ class TurnFailed(Exception):
 
 
 class AgentLoop:
-    def __init__(self, session: Session, turn_id: int) -> None:
+    def __init__(self, session: Session, turn_id: int, scope: Scope | None = None) -> None:
         self.session = session
         self.turn_id = turn_id
         self.config = session.config
+        self.scope = scope or session.main_scope()
+        # Built once per turn, in a fixed order: the request prefix stays byte-identical.
+        self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
+        self.final_text = ""
+        self._raw_prompt = 0  # our count of the last request sent
+        self._window: ctx.Window | None = None
         self._streamed: list[str] = []
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._failures: dict[tuple[str, str], int] = {}
+
+    @property
+    def nested(self) -> bool:
+        return self.scope.nested
+
+    def emit(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
+        """Emit into the session's record; a sub-agent's events also build its history."""
+        event = self.session.emit(cls, parent_call_id=self.scope.parent_call_id, **fields)
+        if self.nested:
+            history.apply(self.scope.messages, event, self.scope.parent_call_id)
+        return event
 
     async def run(self, prompt: str) -> None:
         session = self.session
@@ -100,6 +148,27 @@ class AgentLoop:
             session.emit(ev.Error, message=message)
         session.emit(ev.TurnEnded, state=state, message=message)
 
+    async def run_nested(self, prompt: str) -> str:
+        """Run as a sub-agent on ``prompt``; its final report. Raises ToolError on failure."""
+        self.emit(ev.UserMessage, text=prompt)
+        try:
+            state, message = await self._steps()
+        except asyncio.CancelledError:
+            self._close_open_work()
+            raise
+        except TurnFailed as failure:
+            raise ToolError(f"the helper failed: {failure.message}") from None
+        except Exception as exc:
+            self._close_open_work(reason=f"internal error: {exc}")
+            raise
+        if state == "failed":
+            raise ToolError(f"the helper failed: {message}")
+        report = self.final_text.strip()
+        if state == "limit":
+            note = UNFINISHED_REPORT.format(calls=self.scope.max_steps)
+            report = f"{note}\n{report}" if report else note
+        return report
+
     # ---- steps ----------------------------------------------------------------------
 
     async def _steps(self) -> tuple[str, str | None]:
@@ -107,27 +176,36 @@ class AgentLoop:
         steps = 0
         reprompted = False
         while True:
-            for text in session.take_steering():
-                session.emit(ev.UserMessage, text=text, steering=True)
-            if steps >= self.config.max_steps:
+            if not self.nested:
+                for text in session.take_steering():
+                    self.emit(ev.UserMessage, text=text, steering=True)
+            if steps >= self.scope.max_steps:
                 return "limit", (f"stopped after {steps} model calls (max_steps); "
                                  "send a message to continue")
             steps += 1
+            last_call = self.nested and steps == self.scope.max_steps
+            if last_call:
+                self.emit(ev.UserMessage, text=LAST_CALL_NOTE)
             response = await self._call_model()
-            session.emit(ev.AssistantMessage, text=response.text, tool_calls=response.tool_calls)
+            self.emit(ev.AssistantMessage, text=response.text, tool_calls=response.tool_calls)
+            self.final_text = response.text
             self._streamed = []
-            self._record_usage(response)
+            self._record_usage(response, self.session.model)
+            if not self.nested:
+                self._report_context(response)
             if response.tool_calls:
+                if last_call:
+                    return "limit", None
                 await self._run_calls(response.tool_calls)
                 continue
-            if session.has_steering():
+            if not self.nested and session.has_steering():
                 continue
             if response.text.strip():
                 return "completed", None
             if reprompted:
                 return "failed", "the model gave an empty answer twice"
             reprompted = True
-            session.emit(ev.UserMessage, text=EMPTY_ANSWER_PROMPT)
+            self.emit(ev.UserMessage, text=EMPTY_ANSWER_PROMPT)
 
     async def _call_model(self) -> ModelResponse:
         session = self.session
@@ -135,22 +213,48 @@ class AgentLoop:
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
-        messages = [{"role": "system", "content": session.system_prompt}]
-        messages += history.repaired(session.messages)
-        tools = [schema_of(tool) for tool in session.tools.values()]
+        raw = await self._fit_context(settings.model)
+        messages = self._request_messages()
         tries = max(1, self.config.model_retries)
+        overflowed = False
         for attempt in range(1, tries + 1):
             self._streamed = []
+            started = time.monotonic()
             try:
-                return await stream_completion(settings, messages, tools, self._on_text)
+                response = await stream_completion(settings, messages, self.schemas,
+                                                   self._on_text)
             except ModelError as error:
+                self._log_model_call(settings.model, started, None, raw, error.message)
+                if error.kind == "context" and not overflowed and await self._overflowed(raw):
+                    # Our estimate was short of the provider's count: compacted, try again.
+                    overflowed = True
+                    raw = await self._fit_context(settings.model)
+                    messages = self._request_messages()
+                    continue
                 if not error.retryable or attempt == tries:
                     self._fail_model_call(error, settings.model)
                 delay = self._retry_delay(error, attempt)
-                session.emit(ev.Error, retrying=True, message=(
+                self.emit(ev.Error, retrying=True, message=(
                     f"{error.message} (retrying in {delay:.1f} s, try {attempt + 1} of {tries})"))
                 await asyncio.sleep(delay)
+                continue
+            self._log_model_call(settings.model, started, response, raw)
+            self.scope.context.calibrate(raw, response.prompt_tokens)
+            self._raw_prompt = raw
+            return response
         raise AssertionError("unreachable")
+
+    def _request_messages(self) -> list[history.Message]:
+        messages = [{"role": "system", "content": self.scope.system_prompt}]
+        return messages + history.repaired(self.scope.messages)
+
+    async def _overflowed(self, raw: int) -> bool:
+        """The provider refused the request as too long: take its word for the request
+        being at least the window, and compact. False when nothing could be freed."""
+        if self._window is None:
+            return False
+        self.scope.context.overflowed(raw, self._window.tokens)
+        return await self.compact("auto") is not None
 
     def _retry_delay(self, error: ModelError, attempt: int) -> float:
         if error.retry_after is not None:
@@ -160,25 +264,113 @@ class AgentLoop:
     def _fail_model_call(self, error: ModelError, model: str) -> None:
         if error.kind == "stream_cut" and error.partial is not None:
             # Keep what arrived: the user saw it, and the history stays valid.
-            self.session.emit(ev.AssistantMessage, text=error.partial.text, partial=True)
+            self.emit(ev.AssistantMessage, text=error.partial.text, partial=True)
             self._streamed = []
         template = FAILURE_MESSAGES.get(error.kind, "the model call failed: {error}")
         raise TurnFailed("failed", template.format(model=model, error=error.message))
 
     def _on_text(self, text: str) -> None:
         self._streamed.append(text)
-        self.session.emit(ev.TextDelta, text=text)
+        self.emit(ev.TextDelta, text=text)
 
-    def _record_usage(self, response: ModelResponse) -> None:
+    def _record_usage(self, response: ModelResponse, model: str) -> None:
         session = self.session
-        if not (response.prompt_tokens or response.completion_tokens):
+        if response.prompt_tokens or response.completion_tokens:
+            cost = response_cost(model, response.prompt_tokens, response.completion_tokens)
+            session.session_cost += cost or 0.0
+            session.session_tokens += response.prompt_tokens + response.completion_tokens
+            self.emit(ev.Usage, model=model, prompt_tokens=response.prompt_tokens,
+                      completion_tokens=response.completion_tokens, cost=cost,
+                      session_cost=session.session_cost, session_tokens=session.session_tokens)
+
+    def _log_model_call(self, model: str, started: float, response: ModelResponse | None,
+                        estimate_raw: int | None, error: str | None = None,
+                        purpose: str | None = None) -> None:
+        response = response or ModelResponse()
+        cost = None
+        if response.prompt_tokens or response.completion_tokens:
+            cost = response_cost(model, response.prompt_tokens, response.completion_tokens)
+        estimate = None if estimate_raw is None else self.scope.context.estimate(estimate_raw)
+        self.session.call_log.model_call(
+            turn_id=self.turn_id, model=model,
+            purpose=purpose or ("subagent" if self.nested else "turn"),
+            latency_s=time.monotonic() - started, first_token_s=response.first_token_s,
+            prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens,
+            cached_tokens=response.cached_tokens, cost=cost, estimate=estimate, error=error,
+            parent_call_id=self.scope.parent_call_id)
+
+    # ---- context --------------------------------------------------------------------
+
+    async def _fit_context(self, model: str) -> int:
+        """Compact when the request would pass the threshold; the raw token count of what
+        will be sent."""
+        scope = self.scope
+        tracker = scope.context
+        self._window = await tracker.window(model)
+        raw = await tracker.measure(model, scope.system_prompt, self.schemas, scope.messages)
+        asked = None if self.nested else self.session.take_compact_request()
+        if asked is not None:
+            compacted = await self.compact("manual", asked[0])
+        elif tracker.estimate(raw) > tracker.budget(self._window).threshold:
+            compacted = await self.compact("auto")
+        else:
+            return raw
+        if compacted is None:
+            return raw
+        return await tracker.measure(model, scope.system_prompt, self.schemas, scope.messages)
+
+    async def compact(self, reason: str, focus: str | None = None) -> ev.Compacted | None:
+        """Free room in this scope's conversation; the Compacted event, or None when there
+        was nothing to do."""
+        scope = self.scope
+        model = self.session.model
+        window = self._window = await scope.context.window(model)
+        plan = await ctx.compact(scope.context, model=model, window=window,
+                                 system=scope.system_prompt, tools=self.schemas,
+                                 messages=scope.messages, summarise=self._summarise,
+                                 reason=reason, focus=focus)
+        if plan is None:
+            return None
+        event = self.emit(ev.Compacted, reason=plan.reason, steps=plan.steps,
+                          tokens_before=plan.tokens_before, tokens_after=plan.tokens_after,
+                          window=window.tokens, stubs=plan.stubs, cuts=plan.cuts,
+                          summarised=plan.summarised, summary=plan.summary, focus=plan.focus)
+        scope.context.forget_prefix()  # applying the event rewrote the history in place
+        if not self.nested:
+            self._emit_context_usage(plan.tokens_after, window)
+        return event  # type: ignore[return-value]
+
+    async def _summarise(self, request: list[history.Message]) -> str | None:
+        """One model call that writes a summary (not streamed to the views)."""
+        window = self._window or await self.scope.context.window(self.session.model)
+        settings = self.session.compaction_settings(
+            self.scope.context.budget(window).summary_tokens)
+        started = time.monotonic()
+        try:
+            # Not the turn's stream_completion name: a summary is not a step of the turn.
+            response = await model_adapter.stream_completion(settings, request, [], _ignore)
+        except ModelError as error:
+            self._log_model_call(settings.model, started, None, None, error.message,
+                                 purpose="compaction")
+            self.emit(ev.Notice, text=f"the summary could not be written ({error.message}); "
+                                      "a plain record of the earlier conversation replaces it")
+            return None
+        self._log_model_call(settings.model, started, response, None, purpose="compaction")
+        self._record_usage(response, settings.model)
+        return response.text
+
+    def _report_context(self, response: ModelResponse) -> None:
+        """The request just answered plus the answer: what the next call starts from."""
+        if self._window is None:
             return
-        cost = response_cost(session.model, response.prompt_tokens, response.completion_tokens)
-        session.session_cost += cost or 0.0
-        session.session_tokens += response.prompt_tokens + response.completion_tokens
-        session.emit(ev.Usage, model=session.model, prompt_tokens=response.prompt_tokens,
-                     completion_tokens=response.completion_tokens, cost=cost,
-                     session_cost=session.session_cost, session_tokens=session.session_tokens)
+        prompt = response.prompt_tokens or self.scope.context.estimate(self._raw_prompt)
+        completion = response.completion_tokens or len(response.text) // 4
+        self._emit_context_usage(prompt + completion, self._window)
+
+    def _emit_context_usage(self, tokens: int, window: ctx.Window) -> None:
+        self.emit(ev.ContextUsage, model=self.session.model, tokens=tokens,
+                  window=window.tokens, percent=round(100 * tokens / max(1, window.tokens)),
+                  window_source=window.source, note=window.note)
 
     # ---- tool calls -----------------------------------------------------------------
 
@@ -199,21 +391,20 @@ class AgentLoop:
                              f"{tool} call three times")
 
     async def _prepare(self, call: dict[str, Any]) -> PreparedCall:
-        session = self.session
         function = call.get("function", {})
         name = function.get("name", "")
         args, problem = describe_arguments(function.get("arguments") or "")
         prepared = PreparedCall(call["id"], name, args or {})
         self._open_calls[prepared.call_id] = name
         shown_args = args if args is not None else {"_raw": function.get("arguments", "")}
-        session.emit(ev.ToolCall, call_id=prepared.call_id, tool=name, args=shown_args,
-                     summary=summarise(name, shown_args))
-        tool = session.tools.get(name)
+        self.emit(ev.ToolCall, call_id=prepared.call_id, tool=name, args=shown_args,
+                  summary=summarise(name, shown_args))
+        tool = self.scope.tools.get(name)
         if problem:
             prepared.error = f"{problem}. Arguments received: {function.get('arguments', '')[:300]}"
         elif tool is None:
             prepared.error = (f"unknown tool '{name}'. Available tools: "
-                              f"{', '.join(session.tools)}")
+                              f"{', '.join(self.scope.tools)}")
         else:
             await self._check(prepared, tool)
         return prepared
@@ -221,56 +412,65 @@ class AgentLoop:
     async def _check(self, prepared: PreparedCall, tool) -> None:
         """Precheck, policy, and for an ask the preview and the open approval."""
         session = self.session
+        tool_context = self.scope.tool_context
         try:
-            prepared.request = tool.precheck(prepared.args, session.tool_context)
+            prepared.request = tool.precheck(prepared.args, tool_context)
         except ToolError as error:
             prepared.error = str(error)
             return
         decision = session.decide(prepared.request)
+        prepared.decision, prepared.reason = decision.action, decision.reason
         if decision.action == "deny":
             prepared.denied = f"denied: {decision.reason}"
+            prepared.answered_by = "policy"
             return
         if decision.action == "allow":
+            prepared.answered_by = "policy"
             return
         try:
-            diff = await tool.preview(prepared.args, session.tool_context)
+            diff = await tool.preview(prepared.args, tool_context)
         except ToolError as error:
             prepared.error = str(error)  # it would fail anyway: no need to ask
             return
         approval = session.approvals.open(prepared.call_id, prepared.request, decision.grant)
-        session.emit(ev.ApprovalRequested, approval_id=approval.approval_id,
-                     call_id=prepared.call_id, tool=prepared.tool, args=prepared.args,
-                     reason=decision.reason, grant=decision.grant, diff=diff)
+        session.approval_scopes[approval.approval_id] = self.scope.parent_call_id
+        self.emit(ev.ApprovalRequested, approval_id=approval.approval_id,
+                  call_id=prepared.call_id, tool=prepared.tool, args=prepared.args,
+                  reason=decision.reason, grant=decision.grant, diff=diff)
         if session.interactive:
             prepared.approval = approval
             return
         session.answer(approval.approval_id, "deny", by="headless")
+        prepared.answered_by = "headless"
         prepared.denied = (f"denied: this call needs approval ({decision.reason}) and nobody "
                            "can answer in headless mode; it did not run. The user can allow it "
                            f"with --allow '{decision.grant or prepared.tool}'.")
 
     async def _finish(self, prepared: PreparedCall) -> None:
         if prepared.error is not None:
-            self._give_result(prepared, ToolOutput(text=prepared.error, ok=False), "error")
+            await self._give_result(prepared, ToolOutput(text=prepared.error, ok=False), "error")
             return
         if prepared.denied is not None:
-            self._give_result(prepared, ToolOutput(text=prepared.denied, ok=False), "denied")
+            await self._give_result(prepared, ToolOutput(text=prepared.denied, ok=False),
+                                    "denied")
             return
         if prepared.approval is not None:
             answer: Answer = await prepared.approval.future
+            prepared.answered_by = answer.by
             if answer.decision == "deny":
                 text = "denied by the user; it did not run. Do not retry it as it is."
                 if answer.note:
                     text = f"denied by the user, who said: {answer.note}"
-                self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
+                await self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
                 return
         await self._execute(prepared)
 
     async def _execute(self, prepared: PreparedCall) -> None:
-        tool = self.session.tools[prepared.tool]
+        tool = self.scope.tools[prepared.tool]
         started = time.monotonic()
+        runner = current_runner.set(self._subagent_runner(prepared.call_id))
         try:
-            output = await tool.run(prepared.args, self.session.tool_context)
+            output = await tool.run(prepared.args, self.scope.tool_context)
         except ToolError as error:
             output = ToolOutput(text=str(error), ok=False)
         except asyncio.CancelledError:
@@ -279,24 +479,43 @@ class AgentLoop:
             log.exception("tool %s crashed", prepared.tool)
             output = ToolOutput(text=f"the tool failed unexpectedly: {type(exc).__name__}: {exc}",
                                 ok=False)
+        finally:
+            current_runner.reset(runner)
         status = "ok" if output.ok else "error"
-        self._give_result(prepared, output, status, time.monotonic() - started)
+        await self._give_result(prepared, output, status, time.monotonic() - started)
 
-    def _give_result(self, prepared: PreparedCall, output: ToolOutput, status: str,
-                     duration: float = 0.0) -> None:
+    def _subagent_runner(self, call_id: str):
+        async def run(prompt: str) -> str:
+            from vibe_tui.core.subagent import run_subagent  # it builds on this module
+
+            return await run_subagent(self.session, self.turn_id, call_id, prompt)
+
+        return None if self.nested else run  # a sub-agent starts no sub-agents
+
+    async def _give_result(self, prepared: PreparedCall, output: ToolOutput, status: str,
+                           duration: float = 0.0) -> None:
         text = output.text
         if len(text) > MAX_RESULT_CHARS:
             cut = len(text) - MAX_RESULT_CHARS
             text = text[:MAX_RESULT_CHARS] + f"\n[... {cut} characters cut ...]"
+        if self._window is not None:
+            text = await ctx.capped_output(self.scope.context, self.session.model,
+                                           self._window, text)
         if status in ("error", "denied"):
             key = (prepared.tool, json.dumps(prepared.args, sort_keys=True, default=str))
             self._failures[key] = self._failures.get(key, 0) + 1
             if self._failures[key] >= 2:
                 text += REPEAT_HINT
         self._open_calls.pop(prepared.call_id, None)
-        self.session.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
-                          output=text, status=status, duration_s=round(duration, 4),
-                          diff=output.diff, exit_code=output.exit_code)
+        self.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
+                  output=text, status=status, duration_s=round(duration, 4),
+                  diff=output.diff, exit_code=output.exit_code)
+        self.session.call_log.tool_call(
+            turn_id=self.turn_id, call_id=prepared.call_id, tool=prepared.tool,
+            args=prepared.args, decision=prepared.decision, reason=prepared.reason,
+            answered_by=prepared.answered_by, duration_s=duration, status=status,
+            exit_code=output.exit_code, output_chars=len(text),
+            parent_call_id=self.scope.parent_call_id)
 
     # ---- interrupt ------------------------------------------------------------------
 
@@ -304,25 +523,26 @@ class AgentLoop:
         """Leave a valid record: partial text kept, approvals denied, every call answered."""
         session = self.session
         if self._streamed:
-            session.emit(ev.AssistantMessage, text="".join(self._streamed), partial=True)
+            self.emit(ev.AssistantMessage, text="".join(self._streamed), partial=True)
             self._streamed = []
         for pending in session.approvals.pending():
-            session.answer(pending.approval_id, "deny", by="interrupt")
+            if not self.nested or pending.call_id in self._open_calls:
+                session.answer(pending.approval_id, "deny", by="interrupt")
         for call_id, tool in list(self._open_calls.items()):
-            session.emit(ev.ToolResult, call_id=call_id, tool=tool, output=reason,
-                         status="interrupted")
+            self.emit(ev.ToolResult, call_id=call_id, tool=tool, output=reason,
+                      status="interrupted")
+            session.call_log.tool_call(
+                turn_id=self.turn_id, call_id=call_id, tool=tool, args={}, decision=None,
+                reason=None, answered_by=None, duration_s=0.0, status="interrupted",
+                exit_code=None, output_chars=len(reason),
+                parent_call_id=self.scope.parent_call_id)
         self._open_calls.clear()
+
+
+def _ignore(_: str) -> None:
+    pass
 
 
 def summarise(tool: str, args: dict[str, Any]) -> str:
     """One line for the timeline: the argument that says most about the call."""
-    for key in ("command", "path", "pattern", "query", "session_id"):
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            line = value.splitlines()[0] if value.splitlines() else value
-            extra = " …" if "\n" in value.strip() else ""
-            if key == "pattern" and args.get("path"):
-                line = f"{line} in {args['path']}"
-            return (line[:117] + "…" if len(line) > 118 else line) + extra
-    text = json.dumps(args, ensure_ascii=False, default=str)
-    return text[:117] + "…" if len(text) > 118 else text
+    return history.describe_call(tool, args)

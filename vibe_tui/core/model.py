@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,12 +37,25 @@ def litellm_module():
                 # We register no LiteLLM callbacks (the session keeps its own record), so its
                 # per-stream success logging is pure cost: milliseconds of GIL per call.
                 litellm.disable_streaming_logging = True
+                # Token counting must never download a tokenizer (llama names would fetch
+                # one from the Hugging Face hub); tiktoken, recalibrated from the usage each
+                # response reports, is close enough.
+                litellm.disable_hf_tokenizer_download = True
                 _litellm = litellm
     return _litellm
 
 
 async def preload() -> None:
     await asyncio.to_thread(litellm_module)
+
+
+async def loaded_litellm():
+    """LiteLLM, imported off the event loop the first time; a plain lookup afterwards."""
+    return _litellm if _litellm is not None else await asyncio.to_thread(litellm_module)
+
+
+def litellm_loaded() -> bool:
+    return _litellm is not None
 
 
 @dataclass
@@ -51,6 +65,7 @@ class ModelSettings:
     api_key: str | None = None
     timeout_s: float = 120.0
     temperature: float | None = None
+    max_tokens: int | None = None  # cap on the answer (summaries); None: the provider's
 
 
 @dataclass
@@ -61,6 +76,8 @@ class ModelResponse:
     finish_reason: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens the provider served from its cache
+    first_token_s: float | None = None  # from the request to the first text or call delta
 
 
 class ModelError(Exception):
@@ -91,6 +108,10 @@ class _ToolCallAssembler:
 
     def __init__(self) -> None:
         self._calls: dict[int, dict[str, Any]] = {}
+
+    @property
+    def started(self) -> bool:
+        return bool(self._calls)
 
     def add(self, delta: Any) -> None:
         index = getattr(delta, "index", None)
@@ -125,15 +146,17 @@ async def stream_completion(
     on_text: Callable[[str], None],
 ) -> ModelResponse:
     """One streamed model call. Raises ModelError; never retries by itself."""
-    # A thread hop only for the first, slow import; afterwards it is a plain lookup.
-    litellm = _litellm if _litellm is not None else await asyncio.to_thread(litellm_module)
+    litellm = await loaded_litellm()
     response = ModelResponse()
     assembler = _ToolCallAssembler()
     text_parts: list[str] = []
+    started = time.monotonic()
     try:
         stream = await litellm.acompletion(**_request(settings, messages, tools))
         async for chunk in stream:
             _absorb_chunk(chunk, response, assembler, text_parts, on_text)
+            if response.first_token_s is None and (text_parts or assembler.started):
+                response.first_token_s = time.monotonic() - started
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # every provider failure becomes a ModelError
@@ -170,6 +193,8 @@ def _request(
         request["api_key"] = api_key
     if settings.temperature is not None:
         request["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        request["max_tokens"] = settings.max_tokens
     return request
 
 
@@ -184,6 +209,7 @@ def _absorb_chunk(chunk, response, assembler, text_parts, on_text) -> None:
     if usage:
         response.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
         response.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        response.cached_tokens = cached_tokens(usage)
     for choice in getattr(chunk, "choices", None) or []:
         delta = getattr(choice, "delta", None)
         if delta is not None:
@@ -195,6 +221,16 @@ def _absorb_chunk(chunk, response, assembler, text_parts, on_text) -> None:
                 assembler.add(call_delta)
         if getattr(choice, "finish_reason", None):
             response.finish_reason = choice.finish_reason
+
+
+def cached_tokens(usage: Any) -> int:
+    """Prompt tokens read from the provider's cache: OpenAI reports them in
+    ``prompt_tokens_details``, Anthropic (through LiteLLM) as ``cache_read_input_tokens``."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    value = getattr(details, "cached_tokens", None) if details is not None else None
+    if not value:
+        value = getattr(usage, "cache_read_input_tokens", None)
+    return value if isinstance(value, int) else 0
 
 
 def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelError:
@@ -271,6 +307,17 @@ def _prices(model: str) -> tuple[float, float] | None:
     if prompt_price is None or completion_price is None:
         return None
     return float(prompt_price), float(completion_price)
+
+
+@functools.cache
+def max_input_tokens(model: str) -> int | None:
+    """The model's context window as LiteLLM knows it, or None (local and unknown models)."""
+    try:
+        info = litellm_module().get_model_info(model)
+    except Exception:
+        return None
+    value = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
 def response_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:

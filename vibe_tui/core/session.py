@@ -2,7 +2,9 @@
 
 ``send`` starts a turn or steers the running one, ``interrupt`` stops it, ``answer``
 settles an approval (first answer wins) and ``events`` replays every event so far, then
-follows live ones. The session writes each event to its JSONL file as it happens.
+follows live ones. The session writes each event to its JSONL file as it happens, and one
+line per model and tool call to its call log beside it. ``compact`` frees context by hand
+(``/compact``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from typing import Any
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
+from vibe_tui.core.agents_md import Memory, load_memory
 from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook
+from vibe_tui.core.calllog import CallLog, call_log_path
+from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import Event
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
@@ -27,8 +32,10 @@ from vibe_tui.policy import Decision, PolicyContext, decide
 from vibe_tui.policy.types import MODES, Mode
 from vibe_tui.tools import default_tools
 from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
+from vibe_tui.tools.task import TaskTool
 
 _CLOSED = object()
+STOPPED_TURN = "the session stopped before this turn ended"
 
 
 class Session:
@@ -50,17 +57,30 @@ class Session:
         # Headless sessions have nobody to ask: an "ask" becomes a denial.
         self.interactive = interactive
         self.tools: dict[str, Tool] = {t.name: t for t in (tools or default_tools())}
+        if tools is None:
+            self.tools.setdefault("task", TaskTool())
         self.tool_context = ToolContext(
             workspace=self.workspace,
             bash_timeout_default_s=config.bash_timeout_s,
             bash_timeout_max_s=config.bash_timeout_max_s,
+            sandbox_mode=config.sandbox,
+            sandbox_network=config.sandbox_network,
+            allow_host=config.allow_host,
         )
         self.mode: Mode = config.mode
         self.model: str = config.model or ""
         self.grants: set[str] = set()
         self.approvals = ApprovalBook()
-        self.system_prompt = system_prompt(self.workspace)
+        # AGENTS.md is read once: the system prompt stays byte-identical all session.
+        self.memory: Memory = load_memory(self.workspace, self.tool_context.cwd)
+        self.system_prompt = system_prompt(self.workspace, self.memory.prompt)
+        self.system_prompt += sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
+        self.context = ContextTracker(config)
+        self.context_usage: ev.ContextUsage | None = None  # the latest, for a status bar
+        # Which sub-agent (parent call id) opened each approval, to tag its resolution.
+        self.approval_scopes: dict[str, str | None] = {}
+        self._compact_request: tuple[str | None] | None = None
         self.session_cost = 0.0
         self.session_tokens = 0
         self._events: list[Event] = []
@@ -74,10 +94,14 @@ class Session:
         if persist:
             self._store = SessionStore(store_path) if store_path else SessionStore.create(
                 self.workspace, self.id)
+        self.call_log = CallLog(call_log_path(self._store.path) if self._store else None,
+                                self.id)
         for event in past_events or []:
             self._restore(event)
+        if past_events:
+            self._settle_restored(config)
         # Views that print only this run's events start after the restored ones.
-        self.restored_until: int | None = past_events[-1].id if past_events else None
+        self.restored_until: int | None = self._events[-1].id if past_events else None
         if not past_events:
             self.emit(ev.SessionStarted, session_id=self.id, workspace=str(self.workspace),
                       model=self.model, mode=self.mode)
@@ -127,7 +151,8 @@ class Session:
         outcome = self.approvals.settle(approval_id, Answer(decision, by, note))
         if outcome.accepted and pending is not None:
             self.emit(ev.ApprovalResolved, approval_id=approval_id, call_id=pending.call_id,
-                      decision=decision, by=by, note=note)
+                      decision=decision, by=by, note=note,
+                      parent_call_id=self.approval_scopes.pop(approval_id, None))
             if decision == "always" and pending.grant:
                 self.grants.add(pending.grant)
                 self._settle_covered(by)
@@ -163,6 +188,39 @@ class Session:
     def store_path(self) -> Path | None:
         return self._store.path if self._store else None
 
+    @property
+    def call_log_path(self) -> Path | None:
+        """Where ``/log`` points: one JSON line per model call and per tool call."""
+        return self.call_log.path
+
+    def memory_report(self) -> str:
+        """For ``/memory``: which AGENTS.md files are in the system prompt, from where."""
+        return self.memory.describe()
+
+    async def compact(self, focus: str | None = None) -> ev.Compacted | None:
+        """Summarise the conversation by hand (``/compact [focus]``); the Compacted event
+        (token counts before and after), or None when there was too little to compact.
+        During a turn it happens before the turn's next model call, and this returns None."""
+        if self._closed:
+            raise RuntimeError("the session is closed")
+        if self.running:
+            self._compact_request = (focus,)
+            return None
+        if not self.model:
+            self.emit(ev.Notice, text="no model is configured: nothing can write a summary")
+            return None
+        from vibe_tui.core.loop import AgentLoop
+
+        event = await AgentLoop(self, self._turn_id).compact("manual", focus)
+        if event is None:
+            self.emit(ev.Notice, text="nothing to compact yet: the conversation is short")
+        return event
+
+    def take_compact_request(self) -> tuple[str | None] | None:
+        """A ``/compact`` sent during the turn, for the loop to do before its next call."""
+        taken, self._compact_request = self._compact_request, None
+        return taken
+
     def set_mode(self, mode: Mode) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
@@ -180,6 +238,25 @@ class Session:
         return ModelSettings(model=self.model, api_base=self.config.api_base,
                              api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,
                              temperature=self.config.temperature)
+
+    def compaction_settings(self, max_tokens: int) -> ModelSettings:
+        """The summary writer: ``compaction_model`` when set. The session's endpoint and
+        key go with it only when it is the same provider (a local server's base URL must
+        not capture a hosted summary model)."""
+        model = self.config.compaction_model or self.model
+        same_provider = _provider(model) == _provider(self.model)
+        return ModelSettings(model=model,
+                             api_base=self.config.api_base if same_provider else None,
+                             api_key=self.config.api_key if same_provider else None,
+                             timeout_s=self.config.model_timeout_s, max_tokens=max_tokens)
+
+    def main_scope(self):
+        """What the main agent works with (a sub-agent gets a scope of its own)."""
+        from vibe_tui.core.loop import Scope
+
+        return Scope(messages=self.messages, tools=self.tools, tool_context=self.tool_context,
+                     system_prompt=self.system_prompt, context=self.context,
+                     max_steps=self.config.max_steps)
 
     def policy_context(self) -> PolicyContext:
         return PolicyContext(mode=self.mode, workspace=self.workspace,
@@ -204,11 +281,15 @@ class Session:
         if self.running:
             self.interrupt()
             await self.wait_idle()
+        from vibe_tui.tools.interactive import close_all  # pseudo-terminals end with us
+
+        await close_all(self.tool_context)
         self._closed = True
         for queue in self._subscribers:
             queue.put_nowait(_CLOSED)
         if self._store:
             self._store.close()
+        self.call_log.close()
 
     # ---- recording ------------------------------------------------------------------
 
@@ -221,6 +302,8 @@ class Session:
         if self._store:
             self._store.append(event)
         history.apply(self.messages, event)
+        if isinstance(event, ev.ContextUsage):
+            self.context_usage = event
         for queue in self._subscribers:
             queue.put_nowait(event)
         return event
@@ -231,18 +314,96 @@ class Session:
         self._next_id = max(self._next_id, event.id + 1)
         self._turn_id = max(self._turn_id, event.turn_id)
         history.apply(self.messages, event)
-        if isinstance(event, ev.ModeChanged):
+        if isinstance(event, (ev.ModeChanged, ev.SessionStarted)) and event.mode in MODES:
             self.mode = event.mode  # type: ignore[assignment]
-        elif isinstance(event, ev.ModelChanged) and not self.config.model:
+        if isinstance(event, ev.ModelChanged) and not self.config.model:
             self.model = event.model
-        elif isinstance(event, ev.SessionStarted) and not self.model:
-            self.model = event.model
+        elif isinstance(event, ev.SessionStarted) and not self.config.model:
+            self.model = event.model or self.model
         elif isinstance(event, ev.Usage):
             self.session_cost = event.session_cost
             self.session_tokens = event.session_tokens
+        elif isinstance(event, ev.ContextUsage):
+            self.context_usage = event
+
+    def _settle_restored(self, config: Config) -> None:
+        """After replaying a file: close what a crash (even SIGKILL) left open, so views see
+        no turn still running and the model gets a valid history; then record where this
+        run's settings differ from the file's (a model or a mode chosen on the command line)."""
+        open_turn = _open_turn(self._events)
+        if open_turn is not None:
+            for approval in _unresolved_approvals(self._events, open_turn):
+                self.emit(ev.ApprovalResolved, turn_id=open_turn,
+                          approval_id=approval.approval_id, call_id=approval.call_id,
+                          decision="deny", by="interrupt", note=STOPPED_TURN,
+                          parent_call_id=approval.parent_call_id)
+            for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
+                self.emit(ev.ToolResult, turn_id=open_turn, call_id=call_id, tool=tool,
+                          output=history.UNFINISHED_CALL, status="interrupted",
+                          parent_call_id=parent)
+            self.emit(ev.TurnEnded, turn_id=open_turn, state="interrupted", message=STOPPED_TURN)
+        if config.mode != "default" and config.mode != self.mode:
+            self.set_mode(config.mode)  # asked for explicitly, so it wins over the file
+        recorded_model = _recorded_model(self._events)
+        if self.model and self.model != recorded_model:
+            self.emit(ev.ModelChanged, model=self.model)
 
     def _settle_covered(self, by: str) -> None:
         """After an "always" grant, other waiting approvals it covers are allowed too."""
         for pending in self.approvals.pending():
             if self.decide(pending.request).action == "allow":
                 self.answer(pending.approval_id, "allow", by=f"{by} (always)")
+
+
+def _provider(model: str) -> str:
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+def _open_turn(events: list[Event]) -> int | None:
+    """The id of the last turn if it started and never ended."""
+    started = [e.turn_id for e in events if isinstance(e, ev.TurnStarted)]
+    if not started:
+        return None
+    ended = {e.turn_id for e in events if isinstance(e, ev.TurnEnded)}
+    return started[-1] if started[-1] not in ended else None
+
+
+def _unresolved_approvals(events: list[Event], turn_id: int) -> list[ev.ApprovalRequested]:
+    resolved = {e.approval_id for e in events if isinstance(e, ev.ApprovalResolved)}
+    return [e for e in events if isinstance(e, ev.ApprovalRequested)
+            and e.turn_id == turn_id and e.approval_id not in resolved]
+
+
+def _unanswered_calls(events: list[Event], turn_id: int) -> list[tuple[str, str, str | None]]:
+    """(call id, tool, parent call id) of every call of the turn that has no result, in the
+    order they were made: announced calls, and calls a response asked for that never ran."""
+    answered = {e.call_id for e in events if isinstance(e, ev.ToolResult)}
+    calls: dict[str, tuple[str, str | None]] = {}
+    for event in events:
+        if event.turn_id != turn_id:
+            continue
+        if isinstance(event, ev.AssistantMessage):
+            for call in event.tool_calls:
+                name = call.get("function", {}).get("name", "")
+                calls.setdefault(call.get("id", ""), (name, event.parent_call_id))
+        elif isinstance(event, ev.ToolCall):
+            calls.setdefault(event.call_id, (event.tool, event.parent_call_id))
+    return [(cid, tool, parent) for cid, (tool, parent) in calls.items()
+            if cid and cid not in answered]
+
+
+def _recorded_model(events: list[Event]) -> str:
+    model = ""
+    for event in events:
+        if isinstance(event, (ev.SessionStarted, ev.ModelChanged)):
+            model = event.model
+    return model
+
+
+def sandbox_note(ctx: ToolContext, network: bool) -> str:
+    """The model is told it is sandboxed only when it is (probing costs one bwrap start,
+    once per process)."""
+    from vibe_tui.tools import sandbox
+
+    note = sandbox.describe_for_model(sandbox.in_force(ctx), network=network)
+    return f"\n\n{note}" if note else ""

@@ -1,4 +1,7 @@
-"""Session files: one JSONL event log per session, in a per-user folder keyed by workspace."""
+"""Session files: one JSONL event log per session, in a per-user folder keyed by workspace.
+
+Beside each ``<id>.jsonl`` may sit its call log, ``<id>.calls.jsonl``; listings skip those.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,16 @@ import hashlib
 import json
 import secrets
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from vibe_tui.config import data_dir
+from vibe_tui.core.calllog import CALL_LOG_SUFFIX
 from vibe_tui.core.events import Event, event_from_json
+
+# The event types a listing needs; every other line is skipped without parsing it.
+_SUMMARY_TYPES = ("session_started", "turn_started", "model_changed", "mode_changed")
 
 
 def workspace_folder(workspace: Path) -> Path:
@@ -70,7 +78,8 @@ def list_sessions(workspace: Path) -> list[Path]:
     folder = workspace_folder(workspace)
     if not folder.is_dir():
         return []
-    return sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    files = [p for p in folder.glob("*.jsonl") if not p.name.endswith(CALL_LOG_SUFFIX)]
+    return sorted(files, key=lambda p: p.stat().st_mtime_ns, reverse=True)
 
 
 def find_session(workspace: Path, session_id: str | None) -> Path:
@@ -85,3 +94,64 @@ def find_session(workspace: Path, session_id: str | None) -> Path:
         found = "no" if not matches else f"{len(matches)}"
         raise LookupError(f"{found} sessions match '{session_id}' in {workspace.resolve()}")
     return matches[0]
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One line of ``vibe-tui sessions`` and of the ``/resume`` picker."""
+
+    id: str
+    path: Path
+    started: float  # epoch seconds of the first event
+    updated: float  # the file's modification time
+    first_prompt: str
+    turns: int
+    model: str
+    mode: str
+
+
+def session_summaries(workspace: Path) -> list[SessionSummary]:
+    """This workspace's sessions, most recently used first. Only the few event types a
+    listing needs are parsed, so long sessions list quickly."""
+    summaries = []
+    for path in list_sessions(workspace):
+        try:
+            summaries.append(summarise_session(path))
+        except OSError:
+            continue  # deleted while listing
+    return summaries
+
+
+def summarise_session(path: Path) -> SessionSummary:
+    started = first_prompt = model = mode = None
+    turns = 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            kind = _line_type(line)
+            if kind is None:
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line
+            started = started if started is not None else data.get("ts")
+            if kind == "turn_started":
+                turns += 1
+                first_prompt = first_prompt if first_prompt is not None else data.get("prompt")
+            elif kind in ("session_started", "model_changed"):
+                model = data.get("model") or model
+            if kind in ("session_started", "mode_changed"):
+                mode = data.get("mode") or mode
+    stat = path.stat()
+    return SessionSummary(id=path.stem, path=path, started=started or stat.st_mtime,
+                          updated=stat.st_mtime, first_prompt=first_prompt or "", turns=turns,
+                          model=model or "", mode=mode or "default")
+
+
+def _line_type(line: str) -> str | None:
+    """The type of an event line, when it is one a listing needs (events are written with
+    their type first)."""
+    for kind in _SUMMARY_TYPES:
+        if line.startswith(f'{{"type": "{kind}"'):
+            return kind
+    return None
