@@ -1,0 +1,129 @@
+"""Speed of the embedded local model, reached the way the app reaches it.
+
+Starts the local model server (fetching the weights first if they are not cached), then
+streams answers through the app's model adapter (LiteLLM) with the app's system prompt and
+tool schemas, as a session would send them. For each request it prints the time to the
+first token and the generation speed; the first request pays for the whole prompt, later
+ones reuse llama.cpp's prompt cache for the shared prefix. With ``--session`` it also times
+one real Session turn ("create a file") in yolo mode.
+
+    uv run python bench/local_model.py [--model qwen2.5-coder-1.5b] [--threads N]
+                                       [--runs 3] [--session]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from vibe_tui.config import Config  # noqa: E402
+from vibe_tui.core import events as ev  # noqa: E402
+from vibe_tui.core.local_model import (  # noqa: E402
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_MODELS,
+    LocalServer,
+    ensure_weights,
+    stderr_progress,
+)
+from vibe_tui.core.model import ModelSettings, preload, stream_completion  # noqa: E402
+from vibe_tui.core.prompts import system_prompt  # noqa: E402
+from vibe_tui.core.session import Session  # noqa: E402
+from vibe_tui.tools import default_tools  # noqa: E402
+from vibe_tui.tools.base import schema_of  # noqa: E402
+
+QUESTIONS = [  # answers of about a hundred tokens, so the generation speed means something
+    "In about 80 words, what does a Python list comprehension do? Do not call a tool.",
+    "In about 80 words, what is a race condition? Do not call a tool.",
+    "In about 80 words, why use a virtual environment in Python? Do not call a tool.",
+]
+
+
+async def one_request(settings: ModelSettings, workspace: Path, question: str) -> dict:
+    messages = [{"role": "system", "content": system_prompt(workspace)},
+                {"role": "user", "content": question}]
+    tools = [schema_of(tool) for tool in default_tools()]
+    first: list[float] = []
+    started = time.perf_counter()
+    response = await stream_completion(
+        settings, messages, tools, lambda _: first or first.append(time.perf_counter()))
+    ended = time.perf_counter()
+    ttft = (first[0] if first else ended) - started
+    generating = ended - (first[0] if first else started)
+    tokens = response.completion_tokens
+    return {"ttft": ttft, "tokens": tokens, "prompt": response.prompt_tokens,
+            "tok_s": (tokens - 1) / generating if tokens > 1 and generating > 0 else 0.0}
+
+
+async def session_turn(server: LocalServer, api_base: str) -> dict:
+    with tempfile.TemporaryDirectory() as folder:
+        config = Config(model=server.model_string, api_base=api_base, api_key=server.api_key,
+                        mode="yolo", temperature=0.0, max_steps=4)
+        session = Session(config, Path(folder), persist=False)
+        started = time.perf_counter()
+        session.send("Create a file hello.txt containing hi")
+        first_call = None
+        async for event in session.events():
+            if isinstance(event, ev.ToolCall) and first_call is None:
+                first_call = time.perf_counter() - started
+            if isinstance(event, ev.TurnEnded):
+                break
+        total = time.perf_counter() - started
+        created = (Path(folder) / "hello.txt").is_file()
+        await session.close()
+    return {"first_tool_call": first_call, "turn": total, "state": event.state,
+            "created": created}
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL, choices=LOCAL_MODELS)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--session", action="store_true", help="also time one Session turn")
+    args = parser.parse_args()
+
+    weights = await ensure_weights(args.model, stderr_progress(LOCAL_MODELS[args.model].title))
+    await preload()
+    server = LocalServer(args.model, threads=args.threads)
+    started = time.perf_counter()
+    api_base = await server.start(weights)
+    print(f"{args.model}: server ready in {time.perf_counter() - started:.1f} s "
+          f"({server.threads} threads, context {server.ctx_size})")
+    try:
+        settings = ModelSettings(model=server.model_string, api_base=api_base,
+                                 api_key=server.api_key, temperature=0.0, timeout_s=600)
+        with tempfile.TemporaryDirectory() as folder:
+            results = []
+            for run in range(args.runs):
+                result = await one_request(settings, Path(folder), QUESTIONS[run % len(QUESTIONS)])
+                results.append(result)
+                label = "cold" if run == 0 else "warm"
+                print(f"  request {run + 1} ({label}): first token {result['ttft']:.2f} s, "
+                      f"{result['tok_s']:.1f} tokens/s ({result['tokens']} tokens, "
+                      f"prompt {result['prompt']})")
+        if len(results) > 1:
+            warm = results[1:]
+            print(f"  warm median: first token {statistics.median(r['ttft'] for r in warm):.2f} s, "
+                  f"{statistics.median(r['tok_s'] for r in warm):.1f} tokens/s")
+        if args.session:
+            turn = await session_turn(server, api_base)
+            first = turn["first_tool_call"]
+            print(f"  session turn: first tool call {first:.1f} s, " if first is not None
+                  else "  session turn: no tool call, ", end="")
+            print(f"turn {turn['turn']:.1f} s ({turn['state']}), file created: {turn['created']}")
+    finally:
+        await server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
