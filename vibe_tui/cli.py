@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--deny", action="append", default=[], metavar="RULE",
                         help="permission rule that is always refused")
     parser.add_argument("--max-steps", type=int, help="model calls per turn (default 30)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="run commands on the host with your rights, without bubblewrap")
     parser.add_argument("--output-format", choices=("text", "jsonl"), default="text",
                         help="headless output: the answer as text, or one JSON event per line")
     resume = parser.add_mutually_exclusive_group()
@@ -45,6 +47,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     config = config.with_overrides(
         model=args.model, api_base=args.api_base, api_key=args.api_key, mode=args.mode,
         max_steps=args.max_steps,
+        sandbox="off" if args.no_sandbox else None,
         allow=[*config.allow, *args.allow] if args.allow else None,
         deny=[*config.deny, *args.deny] if args.deny else None,
     )
