@@ -1,0 +1,144 @@
+"""Approvals in the app: the modal answers through the real Session, queues, and closes
+when someone else answered first."""
+
+from __future__ import annotations
+
+from app_helpers import (  # noqa: F401 - fixtures
+    SIZE,
+    events_of,
+    litellm_loaded,
+    make_app,
+    no_key_grace,
+    screen_text,
+    submit,
+    tool_messages,
+    wait_for,
+    wait_turns_ended,
+)
+from vibe_tui.core import events as ev
+from vibe_tui.screens.approval import ApprovalScreen
+from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.widgets.conversation import Entry
+
+
+def bash(command: str, call_id: str | None = None):
+    return tool_call("bash", {"command": command}, id=call_id)
+
+
+def modal(app) -> ApprovalScreen | None:
+    return app.screen if isinstance(app.screen, ApprovalScreen) else None
+
+
+def position_text(app) -> str:
+    return str(app.screen.query_one("#position").content)
+
+
+def notices(app) -> list[str]:
+    return [str(e.content) for e in app.conversation.query(Entry).filter(".-notice")]
+
+
+async def wait_modal(pilot, approval_id: str | None = None) -> ApprovalScreen:
+    app = pilot.app
+    await wait_for(pilot, lambda: modal(app) is not None and (
+        approval_id is None or modal(app).request.approval_id == approval_id),
+        what=f"approval modal {approval_id or ''}")
+    return modal(app)
+
+
+async def test_y_allows_the_call(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("echo hi > out.txt")), text("written"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write it")
+        screen = await wait_modal(pilot)
+        assert screen.request.tool == "bash"
+        item = app.conversation.query_one("ToolCallItem")
+        assert item.state == "waiting"
+        await pilot.press("y")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "out.txt").read_text() == "hi\n"
+        resolved = events_of(app.session, ev.ApprovalResolved)
+        assert [(r.decision, r.by) for r in resolved] == [("allow", "tui")]
+        await wait_for(pilot, lambda: item.state == "ok", what="item ok")
+        assert modal(app) is None
+        assert notices(app) == []  # our own answer needs no notice
+
+
+async def test_a_always_allows_and_covers_the_queued_call(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("touch one.txt"), bash("touch two.txt")), text("both done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "touch both")
+        await wait_modal(pilot)
+        await wait_for(pilot, lambda: position_text(app) == "1 of 2", what="1 of 2")
+        await pilot.press("a")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
+        assert "Bash(touch:*)" in app.session.grants
+        resolved = events_of(app.session, ev.ApprovalResolved)
+        assert [(r.decision, r.by) for r in resolved] == [("always", "tui"),
+                                                          ("allow", "tui (always)")]
+        await wait_for(pilot, lambda: any("earlier “always” answer" in n for n in notices(app)),
+                       what="always notice")
+        assert modal(app) is None
+
+
+async def test_d_denies_with_a_note_the_model_reads(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("rm -rf build", "call_rm")), text("ok, I will not"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "clean up")
+        await wait_modal(pilot)
+        await pilot.press("d")
+        await pilot.press(*"use git clean")
+        await pilot.press("enter")
+        await wait_turns_ended(pilot, app.session)
+        answer = tool_messages(fake_llm.requests[1])
+        assert answer[0]["tool_call_id"] == "call_rm"
+        assert "use git clean" in answer[0]["content"]
+        item = app.conversation.tool_item("call_rm")
+        assert item.state == "denied"
+
+
+async def test_two_approvals_queue_one_of_two(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("touch a.txt"), bash("mkdir b")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "two things")
+        first = await wait_modal(pilot)
+        await wait_for(pilot, lambda: position_text(app) == "1 of 2", what="1 of 2")
+        await pilot.press("y")
+        second = await wait_modal(pilot, "ap2")
+        assert second is not first and second.request.args["command"] == "mkdir b"
+        assert position_text(app) == "2 of 2"
+        await pilot.press("n")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "a.txt").exists() and not (tmp_path / "b").exists()
+        results = {r.call_id: r.status for r in events_of(app.session, ev.ToolResult)}
+        assert sorted(results.values()) == ["denied", "ok"]
+
+
+async def test_answer_from_another_view_closes_the_modal(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("touch web.txt")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        screen = await wait_modal(pilot)
+        outcome = app.session.answer(screen.request.approval_id, "allow", by="web")
+        assert outcome.accepted
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: modal(app) is None, what="modal closed")
+        assert any("answered in web: allowed" in n for n in notices(app))
+        assert (tmp_path / "web.txt").exists()
+
+
+async def test_escape_in_the_modal_denies_rather_than_interrupts(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("touch no.txt")), text("fine"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_modal(pilot)
+        await pilot.press("escape")
+        await wait_turns_ended(pilot, app.session)
+        assert events_of(app.session, ev.TurnEnded)[-1].state == "completed"
+        assert not (tmp_path / "no.txt").exists()

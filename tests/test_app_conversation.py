@@ -1,0 +1,107 @@
+"""The conversation pane: streamed answers, safe text, turn endings, replay of a saved session."""
+
+from __future__ import annotations
+
+from app_helpers import (  # noqa: F401 - fixtures
+    SIZE,
+    litellm_loaded,
+    make_app,
+    no_key_grace,
+    screen_text,
+    submit,
+    wait_for,
+    wait_turns_ended,
+)
+from vibe_tui.app import VibeApp
+from vibe_tui.config import Config
+from vibe_tui.core.session import Session
+from vibe_tui.testing.fake_llm import error, text, tool_call, tool_calls
+from vibe_tui.widgets.answer import AnswerView, EscapeCarry
+from vibe_tui.widgets.conversation import Entry
+
+ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
+
+
+def answers(app) -> list[AnswerView]:
+    return list(app.conversation.query(AnswerView))
+
+
+def entries(app, classes: str) -> list[str]:
+    return [str(entry.content) for entry in app.conversation.query(Entry).filter(classes)]
+
+
+async def test_streamed_answer_appears_as_markdown(fake_llm, tmp_path):
+    fake_llm.push(text(ANSWER, chunk_size=5))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: "All tests pass." in screen_text(app), what="answer on screen")
+        shown = screen_text(app)
+        assert "› fix add" in shown
+        assert "def add(a, b):" in shown and "```" not in shown  # a code block, not raw fences
+        assert [m.source for m in answers(app)] == [ANSWER]  # one answer for the whole stream
+
+
+async def test_escape_sequences_are_neutralised_on_screen(fake_llm, tmp_path):
+    # An OSC 52 clipboard write cut across two deltas, colour codes, a bidi override; and a
+    # tool output that tries the same.
+    hostile = "safe \x1b]52;c;SECRETPAYLOAD\x07text \x1b[31mred\x1b[0m \u202eevil"
+    (tmp_path / "notes.txt").write_text("line \x1b]8;;http://evil.example\x07link\x1b]8;;\x07\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "notes.txt"})),
+                  text(hostile, chunk_size=9))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: "evil" in screen_text(app), what="answer on screen")
+        item = app.conversation.query_one("ToolCallItem")
+        item.action_toggle()
+        await wait_for(pilot, lambda: "link" in screen_text(app), what="expanded output")
+        shown = screen_text(app)
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "SECRETPAYLOAD" not in shown and "evil.example" not in shown
+        assert "safe text red" in shown
+        assert "\\u202eevil" in shown  # visible, and inert
+        assert answers(app)[0].source == "safe text red \\u202eevil"
+
+
+def test_escape_carry_holds_a_split_sequence():
+    carry = EscapeCarry()
+    assert carry.feed("a \x1b]8;;http://x") == "a "
+    assert carry.feed(".y\x07b") == "b"
+    assert carry.feed("c \x1b[3") == "c "
+    assert carry.feed("1mred") == "red"
+    assert carry.feed("end \x1b") == "end "
+    assert carry.flush() == ""
+
+
+async def test_errors_and_turn_endings_are_shown(fake_llm, tmp_path):
+    fake_llm.push(error(503), error(401))
+    app = make_app(fake_llm, tmp_path, model_retries=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: entries(app, ".-failed"), what="failure line")
+        assert any("retrying" in e for e in entries(app, ".-retrying"))
+        assert entries(app, ".-failed")[0].startswith("✗ failed: authentication failed")
+
+
+async def test_resumed_session_is_drawn_from_its_record(fake_llm, tmp_path):
+    fake_llm.push(text("first answer, streamed"), tool_calls(tool_call("list_dir", {"path": "."})),
+                  text("second answer"))
+    config = Config(model=fake_llm.model, api_base=fake_llm.base_url)
+    first = VibeApp(Session(config, workspace=tmp_path))
+    async with first.run_test(size=SIZE) as pilot:
+        await submit(pilot, "one")
+        await wait_turns_ended(pilot, first.session)
+        await submit(pilot, "two")
+        await wait_turns_ended(pilot, first.session, 2)
+    path = first.session.store_path
+    resumed = VibeApp(Session.resume(config, tmp_path, path))
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(answers(resumed)) == 2, what="replayed answers")
+        assert [m.source for m in answers(resumed)] == ["first answer, streamed", "second answer"]
+        assert entries(resumed, ".-user") == ["› one", "› two"]
+        item = resumed.conversation.query_one("ToolCallItem")
+        assert item.state == "ok"

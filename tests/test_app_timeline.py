@@ -1,0 +1,119 @@
+"""Tool calls on screen: inline items and the timeline column, updated in place."""
+
+from __future__ import annotations
+
+from app_helpers import (  # noqa: F401 - fixtures
+    SIZE,
+    litellm_loaded,
+    make_app,
+    no_key_grace,
+    screen_text,
+    submit,
+    wait_for,
+    wait_turns_ended,
+)
+from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.widgets import conversation
+from vibe_tui.widgets.diff_view import DiffView
+from vibe_tui.widgets.timeline import option_id_of
+from vibe_tui.widgets.timeline_item import ToolCallItem
+
+
+def row_text(app, call_id: str) -> str:
+    return str(app.timeline.get_option(option_id_of(call_id)).prompt)
+
+
+async def test_a_call_goes_from_running_to_ok_in_place(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "sleep 1; echo finished; echo more"},
+                                       id="call_sleep")), text("slept"))
+    app = make_app(fake_llm, tmp_path, mode="yolo")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "sleep")
+        await wait_for(pilot, lambda: app.conversation.tool_item("call_sleep") is not None,
+                       what="tool item")
+        item = app.conversation.tool_item("call_sleep")
+        await wait_for(pilot, lambda: item.state == "running" and row_text(app, "call_sleep")
+                       .startswith("⋯ bash"), what="running")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: item.state == "ok", what="ok")
+        assert len(app.conversation.query(ToolCallItem)) == 1  # updated, not added again
+        assert app.timeline.option_count == 1
+        assert row_text(app, "call_sleep").startswith("✓ bash 1.")  # with its duration
+        shown = screen_text(app)
+        assert "✓ bash  sleep 1; echo finished; echo more" in shown
+        assert "⎿ finished  (+" in shown  # the first line, and how many follow
+
+
+async def test_enter_and_click_expand_the_output(fake_llm, tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\nbeta\ngamma\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.txt"}, id="call_read")),
+                  text("read"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read a.txt")
+        await wait_turns_ended(pilot, app.session)
+        item = app.conversation.tool_item("call_read")
+        assert "gamma" not in screen_text(app)
+        await pilot.click(item)
+        await wait_for(pilot, lambda: "gamma" in screen_text(app), what="expanded by click")
+        assert app.focused is app.prompt  # a click does not steal the prompt's keys
+        await pilot.click(item)
+        await wait_for(pilot, lambda: "gamma" not in screen_text(app), what="collapsed")
+        item.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "gamma" in screen_text(app), what="expanded by Enter")
+
+
+async def test_an_edit_expands_to_its_diff(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("write_file", {"path": "new.py", "content": "x = 1\n"},
+                                       id="call_write")), text("written"))
+    app = make_app(fake_llm, tmp_path, mode="accept-edits")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write new.py")
+        await wait_turns_ended(pilot, app.session)
+        item = app.conversation.tool_item("call_write")
+        await wait_for(pilot, lambda: item.state == "ok", what="ok")
+        item.action_toggle()
+        await wait_for(pilot, lambda: item.query(DiffView), what="diff view")
+        await wait_for(pilot, lambda: "+ x = 1" in screen_text(app), what="diff on screen")
+
+
+async def test_selecting_a_timeline_row_reveals_the_item(fake_llm, tmp_path):
+    calls = [tool_call("list_dir", {"path": "."}, id=f"call_{n}") for n in range(12)]
+    fake_llm.push(*(tool_calls(call) for call in calls), text("listed"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "list a lot")
+        await wait_turns_ended(pilot, app.session)
+        assert app.timeline.option_count == 12
+        app.timeline.focus()
+        await pilot.press("home", "enter")
+        first = app.conversation.tool_item("call_0")
+        await wait_for(pilot, lambda: first.expanded, what="expanded")
+        await wait_for(pilot, lambda: app.conversation.region.contains_region(first.region),
+                       what="scrolled to the item")
+
+
+async def test_narrow_terminal_hides_the_column_not_the_calls(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("list_dir", {"path": "."}, id="call_ls")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "ls")
+        await wait_turns_ended(pilot, app.session)
+        assert not app.timeline.display or app.timeline.size.width == 0
+        await wait_for(pilot, lambda: "✓ list_dir" in screen_text(app), what="inline item")
+
+
+async def test_long_sessions_prune_old_entries(fake_llm, tmp_path, monkeypatch):
+    monkeypatch.setattr(conversation, "MAX_ENTRIES", 6)
+    monkeypatch.setattr(conversation, "PRUNE_SLACK", 2)
+    turns = 6
+    fake_llm.push(*(text(f"answer {n}") for n in range(turns)))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for n in range(turns):
+            await submit(pilot, f"question {n}")
+            await wait_turns_ended(pilot, app.session, n + 1)
+        await wait_for(pilot, lambda: "answer 5" in screen_text(app), what="last answer")
+        assert len(app.conversation.entries()) <= 6 + 2
+        assert "question 0" not in screen_text(app)

@@ -1,0 +1,222 @@
+"""The Textual app: wiring only.
+
+One worker follows ``session.events()`` and posts a ``SessionEvent`` per event; the
+widgets draw them. Keys and commands become Session calls. Approvals are shown one at a
+time as modal screens, the others wait in a queue ("1 of 3").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import time
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual import getters, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.screen import ModalScreen
+
+from vibe_tui.commands import CommandRunner, VibeCommands, completions
+from vibe_tui.core import events as ev
+from vibe_tui.core.session import Session
+from vibe_tui.policy.types import MODES
+from vibe_tui.widgets.conversation import Conversation
+from vibe_tui.widgets.prompt_input import CompletionList, PromptInput
+from vibe_tui.widgets.status_bar import StatusBar
+from vibe_tui.widgets.timeline import Timeline
+
+if TYPE_CHECKING:
+    from vibe_tui.screens.approval import ApprovalChoice, ApprovalScreen
+
+DOUBLE_CTRL_C_S = 2.0
+
+
+class SessionEvent(Message):
+    """One session event for the widgets; ``replay`` marks events from before the app."""
+
+    def __init__(self, event: ev.Event, replay: bool) -> None:
+        super().__init__()
+        self.event = event
+        self.replay = replay
+
+
+class VibeApp(App[int]):
+    CSS_PATH = "styles.tcss"
+    TITLE = "vibe-tui"
+    AUTO_FOCUS = "PromptInput"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    COMMANDS = App.COMMANDS | {VibeCommands}
+    BINDINGS = [
+        Binding("escape", "interrupt", "interrupt", show=False),
+        Binding("ctrl+c", "ctrl_c", "interrupt, clear, quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "cycle mode", show=False, priority=True),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+    ]
+
+    conversation = getters.query_one(Conversation)
+    timeline = getters.query_one(Timeline)
+    status_bar = getters.query_one(StatusBar)
+    prompt = getters.query_one(PromptInput)
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.commands = CommandRunner(self)
+        self._last_ctrl_c = float("-inf")
+        self._waiting: list[ev.ApprovalRequested] = []  # behind the one on screen
+        self._shown: ApprovalScreen | None = None
+        self._approvals_done = 0  # answered in the current run of approvals, for "2 of 3"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield Conversation(id="conversation")
+            yield Timeline(id="timeline")
+        yield CompletionList(id="completions")
+        yield PromptInput(self.session.workspace, completions(), id="prompt")
+        yield StatusBar(self.session, id="status")
+
+    def on_mount(self) -> None:
+        self._follow_events()
+        # LiteLLM takes seconds to import: only after the first frame is on screen.
+        self.call_after_refresh(self._preload)
+
+    @work(group="session-events")
+    async def _follow_events(self) -> None:
+        log = self.session.event_log
+        replay_until = log[-1].id if log else 0
+        async for event in self.session.events():
+            self.post_message(SessionEvent(event, replay=event.id <= replay_until))
+
+    def _preload(self) -> None:
+        from vibe_tui.core.model import preload
+
+        async def load() -> None:
+            # The Markdown widget is the first answer's; LiteLLM the first model call's.
+            await asyncio.to_thread(importlib.import_module, "textual.widgets.markdown")
+            await preload()
+            # LiteLLM leaves ~1M long-lived objects: without this each full collection
+            # scans them all and stalls the screen for 0.3-0.5 s mid-stream.
+            gc.freeze()
+
+        self.run_worker(load(), group="preload", exit_on_error=False)
+
+    async def on_session_event(self, message: SessionEvent) -> None:
+        event = message.event
+        try:
+            await self.conversation.show_event(event, message.replay)
+            self.timeline.show_event(event)
+            self.status_bar.show_event(event)
+        except NoMatches:
+            return  # the app is closing: its widgets are gone, the session log has it all
+        if isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved)):
+            self._follow_approval(event)
+
+    # ---- input --------------------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.run_command_text(message.text)
+
+    async def run_command_text(self, text: str) -> None:
+        if CommandRunner.handles(text):
+            await self.commands.run(text)
+            return
+        if self.session.running:
+            self.notify("steering: read before the agent's next step", timeout=3)
+        self.session.send(text)
+
+    def on_timeline_call_selected(self, message: Timeline.CallSelected) -> None:
+        item = self.conversation.tool_item(message.call_id)
+        if item is not None:
+            item.expanded = True
+            self.conversation.scroll_to_widget(item, animate=False, top=True)
+
+    # ---- keys ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # With a modal open (approval, palette) Esc and Shift+Tab belong to it.
+        if action in ("interrupt", "cycle_mode") and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
+    def action_interrupt(self) -> None:
+        if self.session.interrupt():
+            self.notify("interrupting…", timeout=2)
+
+    async def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_CTRL_C_S:
+            await self.action_quit()
+            return
+        self._last_ctrl_c = now
+        if self.session.interrupt():
+            self.notify("interrupted · Ctrl+C again to quit", timeout=DOUBLE_CTRL_C_S)
+        elif self.prompt.text:
+            self.prompt.clear()
+        else:
+            self.notify("Ctrl+C again to quit", timeout=DOUBLE_CTRL_C_S)
+
+    def action_cycle_mode(self) -> None:
+        following = MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]
+        self.session.set_mode(following)
+
+    async def action_quit(self) -> None:
+        await self.session.close()
+        self.exit(0)
+
+    async def on_unmount(self) -> None:
+        await self.session.close()  # however the app ended, the turn and its log are closed
+
+    # ---- approvals ----------------------------------------------------------------------
+
+    def _follow_approval(self, event: ev.ApprovalRequested | ev.ApprovalResolved) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            if self.session.approvals.get(event.approval_id) is not None:  # not a replay
+                self._waiting.append(event)
+        else:
+            self._waiting = [a for a in self._waiting if a.approval_id != event.approval_id]
+            shown = self._shown
+            if shown is not None and shown.request.approval_id == event.approval_id:
+                self._approvals_done += 1
+                self._shown = None
+                if event.by != "tui":  # answered in another view, or by "always"
+                    shown.settled_elsewhere(event.by, event.decision)
+        self._show_next_approval()
+
+    def _show_next_approval(self) -> None:
+        # An "always" answer may already have settled some of those waiting.
+        self._waiting = [a for a in self._waiting
+                         if self.session.approvals.get(a.approval_id) is not None]
+        if self._shown is None and not self._waiting:
+            self._approvals_done = 0
+            return
+        position = self._approvals_done + 1
+        total = self._approvals_done + len(self._waiting) + (self._shown is not None)
+        if self._shown is not None:
+            self._shown.set_position(position, total)
+            return
+        from vibe_tui.screens.approval import ApprovalScreen
+
+        request = self._waiting.pop(0)
+        self._shown = ApprovalScreen(request, position=position, total=total)
+        self.push_screen(self._shown, callback=partial(self._answer, request))
+
+    def _answer(self, request: ev.ApprovalRequested, choice: ApprovalChoice | None) -> None:
+        if choice is None:  # closed without an answer: it was settled elsewhere
+            return
+        outcome = self.session.answer(request.approval_id, choice.decision, note=choice.note,
+                                      by="tui")
+        if not outcome.accepted:
+            self.conversation.add_entry(outcome.message, "-notice")
+
+
+def run_tui(session: Session) -> int:
+    """Run the full-screen app until the user quits; the exit code for the shell."""
+    app = VibeApp(session)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,0 +1,199 @@
+"""Slash commands, ``!shell`` lines and the command palette: the view's side of them.
+
+Commands act through the Session's public doors (``set_model``, ``set_mode``) or on the
+screen only (``/clear``). ``!command`` is the user running their own command in the
+workspace, so it needs no approval and never goes through the agent's tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from vibe_tui.policy.types import MODES
+
+if TYPE_CHECKING:
+    from vibe_tui.app import VibeApp
+
+SHELL_OUTPUT_MAX_CHARS = 20_000
+SHELL_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    usage: str
+    help: str
+    available: bool = True  # False: owned by a later piece of work
+
+
+SLASH_COMMANDS = [
+    SlashCommand("/help", "/help", "commands and keys"),
+    SlashCommand("/clear", "/clear", "clear the screen (the session keeps its history)"),
+    SlashCommand("/model", "/model NAME", "use another model from the next call"),
+    SlashCommand("/mode", "/mode " + "|".join(MODES), "set the permission mode"),
+    SlashCommand("/compact", "/compact", "summarise the conversation to free context", False),
+    SlashCommand("/resume", "/resume", "open an earlier session", False),
+    SlashCommand("/settings", "/settings", "providers and models", False),
+    SlashCommand("/quit", "/quit", "quit vibe-tui"),
+]
+COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
+
+KEYS_HELP = """\
+Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
+Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
+Ctrl+P command palette · Ctrl+Q quit · !command runs your own shell command"""
+
+
+def completions() -> list[tuple[str, str]]:
+    """(name, help) pairs for the prompt's ``/`` completion."""
+    return [(command.name, command.help) for command in SLASH_COMMANDS]
+
+
+def help_text() -> str:
+    width = max(len(command.usage) for command in SLASH_COMMANDS)
+    lines = [f"{command.usage:<{width}}  {command.help}"
+             + ("" if command.available else " (not available yet)")
+             for command in SLASH_COMMANDS]
+    return "\n".join(lines) + "\n\n" + KEYS_HELP
+
+
+class CommandRunner:
+    """Runs what the user typed when it is a command rather than a message to the model."""
+
+    def __init__(self, app: VibeApp) -> None:
+        self.app = app
+
+    @staticmethod
+    def handles(text: str) -> bool:
+        """``/cmd`` or ``!shell``; ``/src/main.py fails`` is a message about a path."""
+        first_word = text.split(maxsplit=1)[0] if text.strip() else ""
+        return text.startswith("!") or (first_word.startswith("/") and first_word.count("/") == 1)
+
+    async def run(self, text: str) -> None:
+        if text.startswith("!"):
+            self.app.run_worker(self.run_shell(text[1:].strip()), group="user-shell")
+            return
+        name, _, argument = text.partition(" ")
+        command = COMMANDS_BY_NAME.get(name)
+        if command is None:
+            self._say(f"unknown command {name}: /help lists the commands")
+        elif not command.available:
+            self._say(f"{name} is not available yet")
+        else:
+            await getattr(self, "do_" + name[1:])(argument.strip())
+
+    def _say(self, text: str) -> None:
+        self.app.conversation.add_entry(text, "-notice")
+
+    # ---- commands -----------------------------------------------------------------------
+
+    async def do_help(self, _: str) -> None:
+        self._say(help_text())
+
+    async def do_clear(self, _: str) -> None:
+        await self.app.conversation.clear_view()
+
+    async def do_model(self, name: str) -> None:
+        session = self.app.session
+        if not name:
+            self._say(f"model: {session.model or 'none'} · /model NAME to change it")
+            return
+        session.set_model(name)
+        self._say(f"model: {name} (from the next model call)")
+
+    async def do_mode(self, name: str) -> None:
+        if name not in MODES:
+            self._say(f"mode: {self.app.session.mode} · choose one of {', '.join(MODES)}")
+            return
+        self.app.session.set_mode(name)  # type: ignore[arg-type]
+        self._say(f"mode: {name}")
+
+    async def do_quit(self, _: str) -> None:
+        await self.app.action_quit()
+
+    # ---- !command -----------------------------------------------------------------------
+
+    async def run_shell(self, command: str) -> None:
+        if not command:
+            self._say("! runs a shell command: !ls -la")
+            return
+        conversation = self.app.conversation
+        conversation.add_entry(f"$ {command}", "-user")
+        output, code = await run_user_command(command, self.app.session.tool_context.cwd)
+        status = "" if code == 0 else f"\n[exit {code}]"
+        conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
+
+
+async def run_user_command(command: str, cwd) -> tuple[str, int | None]:
+    """Run the user's command; the first SHELL_OUTPUT_MAX_CHARS of its output and its code.
+    Its own process group, so a timeout or quitting the app stops all of it."""
+    process = await asyncio.create_subprocess_shell(
+        command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    try:
+        output = await asyncio.wait_for(read_capped(process), SHELL_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        kill_group(process.pid)
+        await process.wait()
+        return f"(stopped after {SHELL_TIMEOUT_S:.0f} s)", process.returncode
+    except asyncio.CancelledError:
+        kill_group(process.pid)
+        raise
+    return output, await process.wait()
+
+
+async def read_capped(process: asyncio.subprocess.Process) -> str:
+    kept: list[bytes] = []
+    size = dropped = 0
+    while chunk := await process.stdout.read(65536):
+        room = SHELL_OUTPUT_MAX_CHARS - size
+        kept.append(chunk[:room])
+        size += min(len(chunk), max(room, 0))
+        dropped += max(0, len(chunk) - max(room, 0))
+    text = b"".join(kept).decode("utf-8", "replace")
+    return text + (f"\n… {dropped} more bytes not shown" if dropped else "")
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class VibeCommands(Provider):
+    """The command palette (Ctrl+P) offers the same actions as the slash commands."""
+
+    def _entries(self) -> list[tuple[str, str, object]]:
+        app: VibeApp = self.app  # type: ignore[assignment]
+        slash = app.run_command_text
+        return [
+            ("Interrupt the turn", "stop what the agent is doing (Esc)",
+             partial(app.run_action, "interrupt")),
+            ("Cycle mode", "default → accept-edits → plan → yolo (Shift+Tab)",
+             partial(app.run_action, "cycle_mode")),
+            *((f"Mode: {mode}", f"/mode {mode}", partial(slash, f"/mode {mode}"))
+              for mode in MODES),
+            ("Clear the conversation", "/clear: the session keeps its history",
+             partial(slash, "/clear")),
+            ("Help", "/help: commands and keys", partial(slash, "/help")),
+            ("Quit", "/quit", partial(slash, "/quit")),
+        ]
+
+    async def discover(self) -> Hits:
+        for title, help_line, callback in self._entries():
+            yield DiscoveryHit(title, callback, help=help_line)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_line, callback in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_line)

@@ -1,0 +1,255 @@
+"""The prompt: a multi-line input that stays usable while a turn runs.
+
+Enter sends (during a turn the session treats it as steering); Shift+Enter, Alt+Enter or
+Ctrl+J insert a newline; Up and Down walk the history from the first and last line;
+``/`` completes slash commands and ``@`` completes workspace paths from a short list
+shown above the prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import events
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+PLACEHOLDER = "Ask vibe-tui…  (Enter send · Shift+Enter newline · / commands · @ files)"
+NEWLINE_KEYS = ("shift+enter", "ctrl+j", "alt+enter")
+MAX_COMPLETIONS = 8
+# Folders nobody mentions by hand; walking them would only slow the first "@".
+SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+                ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build",
+                "target", ".idea", ".vscode"}
+MAX_INDEXED_FILES = 20_000
+PATHS_FRESH_S = 15.0
+MENTION = re.compile(r"(?:^|\s)@(\S*)$")
+
+
+@dataclass(frozen=True)
+class Completion:
+    replace: int  # characters before the cursor that the completion replaces
+    value: str
+    description: str = ""
+
+
+def workspace_files(workspace: Path) -> list[str]:
+    """Relative paths of the workspace's files, folders first-level first. Runs in a thread."""
+    found: list[str] = []
+    for root, dirs, files in os.walk(workspace):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        rel_root = os.path.relpath(root, workspace)
+        prefix = "" if rel_root == "." else rel_root + "/"
+        found.extend(prefix + d + "/" for d in dirs)
+        found.extend(prefix + name for name in sorted(files))
+        if len(found) >= MAX_INDEXED_FILES:
+            break
+    return found
+
+
+def match_paths(paths: list[str], fragment: str) -> list[str]:
+    """Paths containing ``fragment``: prefix matches, then name matches, then the rest."""
+    lowered = fragment.lower()
+    hits = [p for p in paths if lowered in p.lower()]
+    return sorted(hits, key=lambda p: (not p.lower().startswith(lowered),
+                                       lowered not in p.rstrip("/").rsplit("/", 1)[-1].lower(),
+                                       p.count("/"), p))[:MAX_COMPLETIONS]
+
+
+class CompletionList(OptionList):
+    """The few candidates for what is being typed; hidden when there are none."""
+
+    DEFAULT_CSS = """
+    CompletionList {
+        display: none;
+        height: auto;
+        max-height: 10;
+        border: round $accent 50%;
+        background: $surface;
+        &.-shown { display: block; }
+    }
+    """
+    can_focus = False  # the prompt keeps the keys; it moves the highlight itself
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.completions: list[Completion] = []
+
+    def show(self, completions: list[Completion]) -> None:
+        self.completions = completions
+        self.set_options(Option(Content.assemble(
+            (c.value, "bold"), ("  " + c.description if c.description else "", "$text-muted")))
+            for c in completions)
+        self.set_class(bool(completions), "-shown")
+        if completions:
+            self.highlighted = 0
+
+    def hide(self) -> None:
+        self.completions = []
+        self.remove_class("-shown")
+
+    @property
+    def shown(self) -> bool:
+        return self.has_class("-shown")
+
+    def chosen(self) -> Completion | None:
+        if not self.shown or self.highlighted is None:
+            return None
+        return self.completions[self.highlighted]
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: round $primary 40%;
+        padding: 0 1;
+        background: $background;
+        &:focus { border: round $primary; }
+    }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, workspace: Path, commands: list[tuple[str, str]], **kwargs) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
+                         placeholder=PLACEHOLDER, highlight_cursor_line=False, **kwargs)
+        self.workspace = workspace
+        self.commands = commands  # (name, one-line help)
+        self.past_prompts: list[str] = []
+        self._history_index: int | None = None  # None: editing a fresh draft
+        self._draft = ""
+        self._paths: list[str] | None = None
+        self._paths_read_at = 0.0
+
+    @property
+    def completion_list(self) -> CompletionList:
+        return self.screen.query_one(CompletionList)
+
+    # ---- keys ---------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        handled = True
+        if event.key == "enter":
+            if not self._accept_completion():
+                self._submit()
+        elif event.key in NEWLINE_KEYS:
+            self.insert("\n")
+        elif event.key == "tab" and self.completion_list.shown:
+            self._accept_completion()
+        elif event.key == "escape" and self.completion_list.shown:
+            self.completion_list.hide()
+        else:
+            handled = False
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.completion_list.shown:
+            self.completion_list.action_cursor_up()
+        elif not select and self.cursor_location[0] == 0:
+            self._walk_history(-1)
+        else:
+            super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self.completion_list.shown:
+            self.completion_list.action_cursor_down()
+        elif not select and self.cursor_location[0] == self.document.line_count - 1:
+            self._walk_history(+1)
+        else:
+            super().action_cursor_down(select)
+
+    def _submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        if not self.past_prompts or self.past_prompts[-1] != text:
+            self.past_prompts.append(text)
+        self._history_index = None
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    # ---- history ------------------------------------------------------------------------
+
+    def _walk_history(self, step: int) -> None:
+        if not self.past_prompts:
+            return
+        if self._history_index is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            index = len(self.past_prompts) - 1
+        else:
+            index = self._history_index + step
+        if index >= len(self.past_prompts):
+            self._history_index = None
+            self._load(self._draft)
+        elif index >= 0:
+            self._history_index = index
+            self._load(self.past_prompts[index])
+
+    def _load(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    # ---- completion ---------------------------------------------------------------------
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        completions = self._completions()
+        if completions or self.completion_list.shown:  # most keys have nothing to offer
+            self.completion_list.show(completions)
+
+    def _completions(self) -> list[Completion]:
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        if row == 0 and before.startswith("/") and " " not in before:
+            return [Completion(len(before), name + " ", description)
+                    for name, description in self.commands if name.startswith(before)]
+        mention = MENTION.search(before)
+        if mention is None:
+            return []
+        if self._paths is None or time.monotonic() - self._paths_read_at > PATHS_FRESH_S:
+            self._index_workspace()  # the agent creates files: refresh now and then
+        if not self._paths:
+            return []
+        fragment = mention.group(1)
+        return [Completion(len(fragment) + 1, "@" + path + ("" if path.endswith("/") else " "))
+                for path in match_paths(self._paths, fragment)]
+
+    def _index_workspace(self) -> None:
+        # Keep the old list meanwhile; the walk's results arrive in a moment.
+        self._paths = self._paths or []
+        self._paths_read_at = time.monotonic()
+
+        async def walk() -> None:
+            self._paths = await asyncio.to_thread(workspace_files, self.workspace)
+            self.completion_list.show(self._completions())
+
+        self.run_worker(walk(), group="index-workspace", exclusive=True)
+
+    def _accept_completion(self) -> bool:
+        chosen = self.completion_list.chosen()
+        if chosen is None:
+            return False
+        row, column = self.cursor_location
+        if self.document.get_line(row)[column - chosen.replace:column] == chosen.value.rstrip():
+            self.completion_list.hide()
+            return False  # already typed in full: Enter sends it
+        self.replace(chosen.value, (row, column - chosen.replace), (row, column))
+        if not chosen.value.endswith("/"):
+            self.completion_list.hide()
+        return True

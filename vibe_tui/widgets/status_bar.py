@@ -1,0 +1,112 @@
+"""The one-line status bar: what the session runs with, and what it has cost so far."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from vibe_tui.core import events as ev
+
+if TYPE_CHECKING:
+    from vibe_tui.core.session import Session
+
+# Each mode has its own colour so a glance tells whether edits run unasked.
+MODE_STYLES = {
+    "default": "$text-muted",
+    "accept-edits": "$warning",
+    "plan": "$accent",
+    "yolo": "bold $error",
+}
+SEPARATOR = (" │ ", "$text-disabled")
+
+
+def short_path(path: Path | str) -> str:
+    """The home folder as ``~``, so the interesting end of the path fits."""
+    text = str(path)
+    home = str(Path.home())
+    if home != "/" and (text == home or text.startswith(home + "/")):
+        return "~" + text[len(home):]
+    return text
+
+
+def short_count(count: int) -> str:
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+class StatusBar(Widget):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $text-muted;
+    }
+    """
+
+    model = reactive("")
+    mode = reactive("default")
+    tokens = reactive(0)
+    cost = reactive(0.0)
+    # Context use waits for the context-window issue; until then it shows "–".
+    context_percent: reactive[int | None] = reactive(None)
+    sandbox = reactive("no sandbox")
+    cwd = reactive("")
+    running = reactive(False)
+
+    def __init__(self, session: Session, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._session = session  # read only: the bar shows state, it never changes it
+        self.set_reactive(StatusBar.model, session.model)
+        self.set_reactive(StatusBar.mode, session.mode)
+        self.set_reactive(StatusBar.tokens, session.session_tokens)
+        self.set_reactive(StatusBar.cost, session.session_cost)
+        self.set_reactive(StatusBar.cwd, short_path(session.tool_context.cwd))
+
+    def show_event(self, event: ev.Event) -> None:
+        """Follow the session's own record of what changed."""
+        if isinstance(event, ev.ModeChanged):
+            self.mode = event.mode
+        elif isinstance(event, ev.ModelChanged):
+            self.model = event.model
+        elif isinstance(event, ev.Usage):
+            self.tokens = event.session_tokens
+            self.cost = event.session_cost
+        elif isinstance(event, ev.TurnStarted):
+            self.running = True
+        elif isinstance(event, ev.TurnEnded):
+            self.running = False
+        elif isinstance(event, ev.ToolResult):
+            # A shell `cd` moves the session's working folder.
+            self.cwd = short_path(self._session.tool_context.cwd)
+
+    def render(self) -> Content:
+        context = "–" if self.context_percent is None else f"{self.context_percent}%"
+        parts: list[str | tuple[str, str]] = []
+        if self.running:
+            parts += [("● working", "bold $success"), ("  esc to stop", "$text-disabled"),
+                      SEPARATOR]
+        parts += [
+            (self.model or "no model", "bold $text"), SEPARATOR,
+            (self.mode, MODE_STYLES.get(self.mode, "")), SEPARATOR,
+            f"ctx {context}", SEPARATOR,
+            f"{short_count(self.tokens)} tok", SEPARATOR,
+            f"${self.cost:.2f}", SEPARATOR,
+            self.sandbox, SEPARATOR,
+        ]
+        head = Content.assemble(*parts)
+        room = max(0, self.content_region.width - head.cell_length)
+        return Content.assemble(head, (self._fit_path(room), "$text-muted"))
+
+    def _fit_path(self, room: int) -> str:
+        """The working folder, cut from the left when the bar is short of room."""
+        if len(self.cwd) <= room:
+            return self.cwd
+        return "…" + self.cwd[-(room - 1):] if room > 1 else ""

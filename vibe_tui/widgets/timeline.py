@@ -1,0 +1,116 @@
+"""The compact tool-call timeline: one line per call, keyed by call id, updated in place.
+
+It is the overview column on wide terminals; the full item (output, diff) lives in the
+conversation. Selecting a line (Enter or click) asks the app to reveal that item.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from vibe_tui.core import events as ev
+from vibe_tui.safe_text import safe
+from vibe_tui.widgets.timeline_item import STATES, format_duration, state_of
+
+# An OptionList rebuilds its line cache on change; a cap keeps that cheap in long sessions.
+MAX_ROWS = 300
+PRUNE_SLACK = 50
+
+
+class TimelineRow:
+    """What one line shows; kept so a state change can redraw it."""
+
+    def __init__(self, call: ev.ToolCall) -> None:
+        self.tool = call.tool
+        self.summary = safe(call.summary)
+        self.state = "running"
+        self.duration = ""
+
+    def prompt(self) -> Content:
+        icon, style, _ = STATES.get(self.state, STATES["error"])
+        parts: list[str | tuple[str, str]] = [(icon, style), " ", (self.tool, "bold"), " "]
+        if self.duration:
+            parts += [(self.duration, "$text-muted"), " "]
+        parts.append((self.summary, "$text-muted"))
+        return Content.assemble(*parts)
+
+
+class Timeline(OptionList):
+    DEFAULT_CSS = """
+    Timeline {
+        height: 1fr;
+        border: none;
+        border-left: vkey $panel-lighten-1;
+        padding: 0;
+        background: $background;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+        &:focus { border: none; border-left: vkey $primary; }
+    }
+    """
+
+    class CallSelected(Message):
+        def __init__(self, call_id: str) -> None:
+            super().__init__()
+            self.call_id = call_id
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._rows: dict[str, TimelineRow] = {}
+        self.border_title = "tools"
+
+    def show_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ToolCall):
+            self._add(event)
+            return
+        row = self._rows.get(getattr(event, "call_id", None) or "")
+        if row is None:
+            return
+        if isinstance(event, ev.ApprovalRequested):
+            row.state = "waiting"
+        elif isinstance(event, ev.ApprovalResolved):
+            row.state = "denied" if event.decision == "deny" else "running"
+        elif isinstance(event, ev.ToolResult):
+            row.state = state_of(event)
+            row.duration = format_duration(event.duration_s)
+        else:
+            return
+        self.replace_option_prompt(option_id_of(event.call_id), row.prompt())
+
+    def _add(self, call: ev.ToolCall) -> None:
+        row = TimelineRow(call)
+        self._rows[call.call_id] = row
+        self.add_option(Option(row.prompt(), id=option_id_of(call.call_id)))
+        if self.option_count > MAX_ROWS + PRUNE_SLACK:
+            self._prune()
+        # Follow the newest call unless the user is looking at an older one.
+        if self.highlighted is None or not self.has_focus:
+            self.scroll_end(animate=False)
+
+    def _prune(self) -> None:
+        kept = self.options[-MAX_ROWS:]
+        kept_ids = {option.id for option in kept}
+        self._rows = {cid: row for cid, row in self._rows.items()
+                      if option_id_of(cid) in kept_ids}
+        highlighted = self.highlighted_option
+        self.set_options(kept)
+        if highlighted is not None and highlighted.id in kept_ids:
+            self.highlighted = self.get_option_index(highlighted.id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.CallSelected(call_id_of(event.option.id)))
+
+
+# Option ids share one namespace per list; a prefix keeps a model's ids from colliding
+# with anything else and makes them plain strings.
+def option_id_of(call_id: str) -> str:
+    return f"call:{call_id}"
+
+
+def call_id_of(option_id: str) -> str:
+    return option_id.removeprefix("call:")

@@ -1,0 +1,187 @@
+"""One tool call in the conversation, updated in place as its events arrive.
+
+Collapsed it is two lines: state icon, tool, summary and duration, then the first line of
+the result. Enter or a click shows the whole output, or the diff for an edit.
+"""
+
+from __future__ import annotations
+
+import json
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from vibe_tui.core import events as ev
+from vibe_tui.safe_text import safe
+
+# state -> (icon, style, words shown while the call is not finished)
+STATES: dict[str, tuple[str, str, str]] = {
+    "waiting": ("?", "bold $warning", "waiting for approval"),
+    "running": ("⋯", "bold $accent", "running"),
+    "ok": ("✓", "bold $success", ""),
+    "error": ("✗", "bold $error", ""),
+    "denied": ("⊘", "bold $error", "denied"),
+    "interrupted": ("■", "bold $warning", "interrupted"),
+}
+EDIT_TOOLS = ("edit_file", "write_file")
+# The expanded output is for reading, not for a 100k-character dump to lay out at once.
+MAX_SHOWN_LINES = 400
+
+
+class Durations:
+    """Whether durations are drawn. Snapshot tests turn them off: they vary run to run."""
+
+    shown = True
+
+
+def format_duration(seconds: float) -> str:
+    if not Durations.shown or seconds <= 0:
+        return ""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+
+def state_of(result: ev.ToolResult) -> str:
+    return result.status if result.status in STATES else "error"
+
+
+def first_line(output: str) -> tuple[str, int]:
+    """The first non-empty line of an output and how many lines follow it."""
+    lines = safe(output).rstrip("\n").splitlines()
+    for index, line in enumerate(lines):
+        if line.strip():
+            return line.strip(), len(lines) - index - 1
+    return "", 0
+
+
+def capped(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= MAX_SHOWN_LINES:
+        return text
+    hidden = len(lines) - MAX_SHOWN_LINES
+    return "\n".join(lines[:MAX_SHOWN_LINES]) + f"\n… {hidden} more lines"
+
+
+class ToolCallItem(Widget):
+    DEFAULT_CSS = """
+    ToolCallItem {
+        height: auto;
+        padding: 0 1;
+        margin-bottom: 1;
+        &:focus { background: $boost; }
+        & > .-summary { text-wrap: nowrap; text-overflow: ellipsis; }
+        & > .-body {
+            margin: 0 0 0 2;
+            padding: 0 1;
+            height: auto;
+            max-height: 30;
+            overflow-y: auto;
+            background: $surface;
+            color: $text-muted;
+        }
+    }
+    """
+    # Clicking expands; taking focus would steal the keys the user types next.
+    FOCUS_ON_CLICK = False
+    BINDINGS = [Binding("enter", "toggle", "expand", show=False)]
+
+    state = reactive("running")
+    expanded = reactive(False)
+
+    def __init__(self, call: ev.ToolCall) -> None:
+        super().__init__()
+        self.can_focus = True
+        self.call = call
+        self.result: ev.ToolResult | None = None
+        self.approval_diff: str | None = None
+        # Made now, so updates that land before the item is mounted are not lost.
+        self._summary_line = Static(classes="-summary")
+        self._refresh_summary()
+
+    @property
+    def call_id(self) -> str:
+        return self.call.call_id
+
+    def compose(self):
+        yield self._summary_line
+
+    # ---- updates from events ----------------------------------------------------------
+
+    def show_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            self.approval_diff = event.diff
+            self.state = "waiting"
+        elif isinstance(event, ev.ApprovalResolved):
+            # A denial waits for its ToolResult, which says why.
+            self.state = "running" if event.decision != "deny" else "denied"
+        elif isinstance(event, ev.ToolResult):
+            self.result = event
+            self.state = state_of(event)
+            self._refresh_summary()  # the state may not change (denied), the result did
+            if self.expanded:
+                self._show_body()
+
+    def watch_state(self, old: str, new: str) -> None:
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+        self._refresh_summary()
+
+    def _refresh_summary(self) -> None:
+        self._summary_line.update(self._summary())
+
+    def _summary(self) -> Content:
+        icon, style, words = STATES.get(self.state, STATES["error"])
+        parts: list[str | tuple[str, str]] = [
+            (icon, style), " ", (self.call.tool, "bold"), "  ", safe(self.call.summary)]
+        if self.result is None:
+            if words:
+                parts += ["  ", (words, "italic $text-muted")]
+            return Content.assemble(*parts)
+        duration = format_duration(self.result.duration_s)
+        if duration:
+            parts += ["  ", (duration, "$text-muted")]
+        line, more = first_line(self.result.output)
+        parts += ["\n  ⎿ ", (line or "(no output)", "$text-muted")]
+        if more:
+            parts += [(f"  (+{more} lines)", "$text-disabled")]
+        return Content.assemble(*parts)
+
+    # ---- expanding ----------------------------------------------------------------------
+
+    def on_click(self) -> None:
+        self.action_toggle()
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def watch_expanded(self, expanded: bool) -> None:
+        if not self.is_mounted:
+            return
+        if expanded:
+            self._show_body()
+        else:
+            self.query(".-body").remove()
+
+    def _show_body(self) -> None:
+        self.query(".-body").remove()
+        self.mount(self._body())
+
+    def _body(self) -> Widget:
+        diff = (self.result.diff if self.result else None) or self.approval_diff
+        if self.call.tool in EDIT_TOOLS and diff:
+            from vibe_tui.widgets.diff_view import DiffView  # only when someone looks
+
+            view = DiffView(diff)
+            view.add_class("-body")
+            return view
+        if self.result is None:
+            text = json.dumps(self.call.args, indent=2, ensure_ascii=False, default=str)
+        else:
+            text = self.result.output or "(no output)"
+        return Static(Content(capped(safe(text))), classes="-body")
