@@ -36,8 +36,10 @@ def make_repo(root: Path) -> Path:
 
 
 def run_cli(repo: Path, llm, *args: str, home: Path) -> subprocess.CompletedProcess:
-    # The interpreter's folder first, so the agent's `python` is the test's python.
-    path = f"{Path(sys.executable).parent}:/usr/bin:/bin:/usr/local/bin"
+    # The base interpreter first (the agent's `python -m unittest` needs only the standard
+    # library): the sandbox gives commands a private /tmp, which hides a venv that lives
+    # there, as it does when the repository is cloned under /tmp.
+    path = f"{Path(sys.base_prefix) / 'bin'}:{Path(sys.executable).parent}:/usr/bin:/bin"
     env = {"PATH": path, "VIBE_TUI_HOME": str(home),
            "HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     return subprocess.run(
