@@ -179,14 +179,16 @@ async def play(base_url: str, workspace: Path, turns: int, keys: int) -> None:
         still_streaming = session.running
         await wait_until(lambda: ended() > turns and not session.running)
         rss, peak = memory_mb()
-        mounted = len(app.conversation.children)
+        mounted = len(app.conversation.entries())
+        widgets = len(list(app.screen.query("*")))
     await session.close()
     print(f"played {turns} turns / {calls} tool calls / {len(session.event_log)} events "
           f"in {played:.1f} s ({played / turns * 1000:.0f} ms a turn)")
     report("keystroke, idle after the session", idle)
     report("keystroke, while streaming" + ("" if still_streaming else " (stream ended early)"),
            streaming)
-    print(f"memory: RSS {rss:.0f} MB, peak {peak:.0f} MB; conversation widgets mounted: {mounted}")
+    print(f"memory: RSS {rss:.0f} MB, peak {peak:.0f} MB; conversation entries mounted: "
+          f"{mounted} ({widgets} widgets on the screen)")
 
 
 def report(name: str, samples: list[float]) -> None:

@@ -9,7 +9,6 @@ from app_helpers import (  # noqa: F401 - fixtures
     litellm_loaded,
     make_app,
     no_key_grace,
-    screen_text,
     submit,
     tool_messages,
     wait_for,

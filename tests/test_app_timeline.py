@@ -15,12 +15,11 @@ from app_helpers import (  # noqa: F401 - fixtures
 from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 from vibe_tui.widgets import conversation
 from vibe_tui.widgets.diff_view import DiffView
-from vibe_tui.widgets.timeline import option_id_of
 from vibe_tui.widgets.timeline_item import ToolCallItem
 
 
 def row_text(app, call_id: str) -> str:
-    return str(app.timeline.get_option(option_id_of(call_id)).prompt)
+    return str(app.timeline.get_option(app.timeline.option_id(call_id)).prompt)
 
 
 async def test_a_call_goes_from_running_to_ok_in_place(fake_llm, tmp_path):
@@ -74,7 +73,7 @@ async def test_an_edit_expands_to_its_diff(fake_llm, tmp_path):
         item = app.conversation.tool_item("call_write")
         await wait_for(pilot, lambda: item.state == "ok", what="ok")
         item.action_toggle()
-        await wait_for(pilot, lambda: item.query(DiffView), what="diff view")
+        await wait_for(pilot, lambda: app.conversation.query(DiffView), what="diff view")
         await wait_for(pilot, lambda: "+ x = 1" in screen_text(app), what="diff on screen")
 
 
@@ -117,3 +116,20 @@ async def test_long_sessions_prune_old_entries(fake_llm, tmp_path, monkeypatch):
         await wait_for(pilot, lambda: "answer 5" in screen_text(app), what="last answer")
         assert len(app.conversation.entries()) <= 6 + 2
         assert "question 0" not in screen_text(app)
+
+
+async def test_a_reused_call_id_gets_a_row_of_its_own(fake_llm, tmp_path):
+    # Some local servers send no ids, and every response's first call becomes "call_0".
+    fake_llm.push(tool_calls(tool_call("list_dir", {"path": "."}, id="call_0")),
+                  tool_calls(tool_call("list_dir", {"path": "."}, id="call_0")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "list twice")
+        await wait_turns_ended(pilot, app.session)
+        assert app.timeline.option_count == 2
+        await wait_for(pilot, lambda: [i.state for i in app.conversation.query(ToolCallItem)]
+                       == ["ok", "ok"], what="both ok")
+        app.timeline.focus()
+        await pilot.press("home", "enter")  # selecting either row works
+        await wait_for(pilot, lambda: app.conversation.tool_item("call_0").expanded,
+                       what="expanded")

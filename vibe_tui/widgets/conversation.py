@@ -5,8 +5,8 @@ answer.py, imported on the first answer); a replayed session (``--resume``) has 
 stream, so its answers are drawn whole from their AssistantMessage.
 
 Entries are grouped, one group per turn: when something changes, Textual re-measures the
-changed group, while finished turns keep their cached layout. The oldest groups are
-unmounted past MAX_ENTRIES, so a long session stays as fast as a new one.
+changed group, while finished turns keep their cached arrangement. The oldest groups are
+unmounted past MAX_ENTRIES, so a long session stays about as fast as a new one.
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ from vibe_tui.widgets.timeline_item import ToolCallItem
 if TYPE_CHECKING:
     from vibe_tui.widgets.answer import StreamedAnswer
 
-# Beyond this many entries the oldest groups are unmounted. Pruning waits for some slack
-# so it runs once per batch, not once per entry.
-MAX_ENTRIES = 200
+# Beyond this many entries the oldest groups are unmounted: each layout visits every
+# mounted widget (an answer is ~10), so the cap bounds the cost of a frame; 120 entries are
+# about twenty turns to scroll back through, and the session file keeps everything.
+# Pruning waits for some slack so it runs once per batch, not once per entry.
+MAX_ENTRIES = 120
 PRUNE_SLACK = 20
 TURN_ENDINGS = {
     "interrupted": ("■ interrupted", "-interrupted"),

@@ -23,7 +23,9 @@ PRUNE_SLACK = 50
 class TimelineRow:
     """What one line shows; kept so a state change can redraw it."""
 
-    def __init__(self, call: ev.ToolCall) -> None:
+    def __init__(self, call: ev.ToolCall, option_id: str) -> None:
+        self.call_id = call.call_id
+        self.option_id = option_id
         self.tool = call.tool
         self.summary = safe(call.summary)
         self.state = "running"
@@ -59,8 +61,10 @@ class Timeline(OptionList):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._rows: dict[str, TimelineRow] = {}
-        self.border_title = "tools"
+        self._rows: dict[str, TimelineRow] = {}  # by call id: the latest call with that id
+        self._calls_by_option: dict[str, str] = {}
+        # Option ids are ours: some servers reuse call ids ("call_0" in every response).
+        self._added = 0
 
     def show_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.ToolCall):
@@ -78,12 +82,18 @@ class Timeline(OptionList):
             row.duration = format_duration(event.duration_s)
         else:
             return
-        self.replace_option_prompt(option_id_of(event.call_id), row.prompt())
+        self.replace_option_prompt(row.option_id, row.prompt())
+
+    def option_id(self, call_id: str) -> str | None:
+        row = self._rows.get(call_id)
+        return row.option_id if row else None
 
     def _add(self, call: ev.ToolCall) -> None:
-        row = TimelineRow(call)
+        self._added += 1
+        row = TimelineRow(call, f"row-{self._added}")
         self._rows[call.call_id] = row
-        self.add_option(Option(row.prompt(), id=option_id_of(call.call_id)))
+        self._calls_by_option[row.option_id] = call.call_id
+        self.add_option(Option(row.prompt(), id=row.option_id))
         if self.option_count > MAX_ROWS + PRUNE_SLACK:
             self._prune()
         # Follow the newest call unless the user is looking at an older one.
@@ -93,8 +103,9 @@ class Timeline(OptionList):
     def _prune(self) -> None:
         kept = self.options[-MAX_ROWS:]
         kept_ids = {option.id for option in kept}
-        self._rows = {cid: row for cid, row in self._rows.items()
-                      if option_id_of(cid) in kept_ids}
+        self._rows = {cid: row for cid, row in self._rows.items() if row.option_id in kept_ids}
+        self._calls_by_option = {oid: cid for oid, cid in self._calls_by_option.items()
+                                 if oid in kept_ids}
         highlighted = self.highlighted_option
         self.set_options(kept)
         if highlighted is not None and highlighted.id in kept_ids:
@@ -102,15 +113,6 @@ class Timeline(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id:
-            self.post_message(self.CallSelected(call_id_of(event.option.id)))
-
-
-# Option ids share one namespace per list; a prefix keeps a model's ids from colliding
-# with anything else and makes them plain strings.
-def option_id_of(call_id: str) -> str:
-    return f"call:{call_id}"
-
-
-def call_id_of(option_id: str) -> str:
-    return option_id.removeprefix("call:")
+        call_id = self._calls_by_option.get(event.option.id or "")
+        if call_id is not None:
+            self.post_message(self.CallSelected(call_id))

@@ -68,23 +68,31 @@ def capped(text: str) -> str:
     return "\n".join(lines[:MAX_SHOWN_LINES]) + f"\n… {hidden} more lines"
 
 
-class ToolCallItem(Widget):
+class ToolCallItem(Static):
+    """A single widget while collapsed (a long session holds hundreds of these, and
+    Textual's layout visits every mounted widget). Expanding mounts the output, or the
+    diff, as the next entry of the conversation, and collapsing removes it."""
+
+    # Not scoped: the expanded output is a sibling of the item, not a child.
+    SCOPED_CSS = False
     DEFAULT_CSS = """
     ToolCallItem {
         height: auto;
         padding: 0 1;
         margin-bottom: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         &:focus { background: $boost; }
-        & > .-summary { text-wrap: nowrap; text-overflow: ellipsis; }
-        & > .-body {
-            margin: 0 0 0 2;
-            padding: 0 1;
-            height: auto;
-            max-height: 30;
-            overflow-y: auto;
-            background: $surface;
-            color: $text-muted;
-        }
+        &.-expanded { margin-bottom: 0; }
+    }
+    .tool-call-output {
+        margin: 0 0 1 3;
+        padding: 0 1;
+        height: auto;
+        max-height: 30;
+        overflow-y: auto;
+        background: $surface;
+        color: $text-muted;
     }
     """
     # Clicking expands; taking focus would steal the keys the user types next.
@@ -100,16 +108,12 @@ class ToolCallItem(Widget):
         self.call = call
         self.result: ev.ToolResult | None = None
         self.approval_diff: str | None = None
-        # Made now, so updates that land before the item is mounted are not lost.
-        self._summary_line = Static(classes="-summary")
-        self._refresh_summary()
+        self._output: Widget | None = None  # the expanded output, when shown
+        self.update(self._summary())
 
     @property
     def call_id(self) -> str:
         return self.call.call_id
-
-    def compose(self):
-        yield self._summary_line
 
     # ---- updates from events ----------------------------------------------------------
 
@@ -123,17 +127,14 @@ class ToolCallItem(Widget):
         elif isinstance(event, ev.ToolResult):
             self.result = event
             self.state = state_of(event)
-            self._refresh_summary()  # the state may not change (denied), the result did
+            self.update(self._summary())  # the state may not change (denied), the result did
             if self.expanded:
-                self._show_body()
+                self._show_output()
 
     def watch_state(self, old: str, new: str) -> None:
         self.remove_class(f"-{old}")
         self.add_class(f"-{new}")
-        self._refresh_summary()
-
-    def _refresh_summary(self) -> None:
-        self._summary_line.update(self._summary())
+        self.update(self._summary())
 
     def _summary(self) -> Content:
         icon, style, words = STATES.get(self.state, STATES["error"])
@@ -161,27 +162,31 @@ class ToolCallItem(Widget):
         self.expanded = not self.expanded
 
     def watch_expanded(self, expanded: bool) -> None:
-        if not self.is_mounted:
-            return
+        self.set_class(expanded, "-expanded")
         if expanded:
-            self._show_body()
+            self._show_output()
         else:
-            self.query(".-body").remove()
+            self._hide_output()
 
-    def _show_body(self) -> None:
-        self.query(".-body").remove()
-        self.mount(self._body())
+    def _show_output(self) -> None:
+        self._hide_output()
+        if self.parent is not None:
+            self._output = self._output_widget()
+            self.parent.mount(self._output, after=self)
 
-    def _body(self) -> Widget:
+    def _hide_output(self) -> None:
+        if self._output is not None:
+            self._output.remove()
+            self._output = None
+
+    def _output_widget(self) -> Widget:
         diff = (self.result.diff if self.result else None) or self.approval_diff
         if self.call.tool in EDIT_TOOLS and diff:
             from vibe_tui.widgets.diff_view import DiffView  # only when someone looks
 
-            view = DiffView(diff)
-            view.add_class("-body")
-            return view
+            return DiffView(diff, classes="tool-call-output")
         if self.result is None:
             text = json.dumps(self.call.args, indent=2, ensure_ascii=False, default=str)
         else:
             text = self.result.output or "(no output)"
-        return Static(Content(capped(safe(text))), classes="-body")
+        return Static(Content(capped(safe(text))), classes="tool-call-output")
