@@ -72,6 +72,8 @@ class VibeApp(App[int]):
         self._waiting: list[ev.ApprovalRequested] = []  # behind the one on screen
         self._shown: ApprovalScreen | None = None
         self._approvals_done = 0  # answered in the current run of approvals, for "2 of 3"
+        self._local_server = None  # the embedded model's server, when this app started it
+        self._held: list[str] = []  # sent while the local model was still starting
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -85,6 +87,38 @@ class VibeApp(App[int]):
         self._follow_events()
         # LiteLLM takes seconds to import: only after the first frame is on screen.
         self.call_after_refresh(self._preload)
+        from vibe_tui.core.local_boot import needs_local_model
+
+        if needs_local_model(self.session):
+            self._boot_local_model()
+
+    @property
+    def local_model_starting(self) -> bool:
+        return self._local_server is None and bool(self.workers) and any(
+            worker.group == "local-model" and not worker.is_finished for worker in self.workers)
+
+    @work(group="local-model", exit_on_error=False)
+    async def _boot_local_model(self) -> None:
+        from vibe_tui.core.local_boot import boot_local_model
+        from vibe_tui.core.local_model import LocalModelError
+
+        self.conversation.add_entry(
+            "No model is configured: starting the embedded local model (no key needed). "
+            "/settings or --model chooses a provider.", "-notice")
+        try:
+            self._local_server = await boot_local_model(self.session, self._show_local_progress)
+        except LocalModelError as exc:
+            self.status_bar.model = "no model"
+            self.conversation.add_entry(f"The local model could not start: {exc}", "-error")
+            return
+        held, self._held = self._held, []
+        for text in held:
+            self.session.send(text)
+
+    def _show_local_progress(self, done: int, total: int, phase: str) -> None:
+        words = {"download": "downloading", "verify": "verifying", "start": "loading"}
+        percent = f" {100 * done // total}%" if total else ""
+        self.status_bar.model = f"local model: {words.get(phase, phase)}{percent}"
 
     @work(group="session-events")
     async def _follow_events(self) -> None:
@@ -125,6 +159,11 @@ class VibeApp(App[int]):
     async def run_command_text(self, text: str) -> None:
         if CommandRunner.handles(text):
             await self.commands.run(text)
+            return
+        if self.local_model_starting:
+            self._held.append(text)
+            self.conversation.add_entry(f"waiting for the local model, then sent: {text}",
+                                        "-notice")
             return
         if self.session.running:
             self.notify("steering: read before the agent's next step", timeout=3)
@@ -171,6 +210,9 @@ class VibeApp(App[int]):
 
     async def on_unmount(self) -> None:
         await self.session.close()  # however the app ended, the turn and its log are closed
+        server, self._local_server = self._local_server, None
+        if server is not None:
+            await server.stop()
 
     # ---- approvals ----------------------------------------------------------------------
 

@@ -90,6 +90,9 @@ class Config:
     allow_host: bool = False
     """``[sandbox] allow_host``: where bubblewrap cannot start, run commands on the host
     anyway instead of refusing them (as ``VIBE_TUI_ALLOW_HOST=1`` does)."""
+    local_model: bool = False
+    """Set by the app, not the file: the model is the embedded one, whose tool calls are
+    also read from its text when it writes them there."""
 
     def check_rules(self) -> None:
         """A rule that does not parse is an error, never silently skipped: an ignored deny

@@ -234,6 +234,16 @@ class Session:
             self.model = model
             self.emit(ev.ModelChanged, model=model)
 
+    def configure(self, **overrides: Any) -> None:
+        """Change settings (endpoint, key, temperature, window...) from the next model call;
+        ``model`` among them is announced like ``set_model``. For the settings screen and
+        the local model, which is ready only after the session has started."""
+        model = overrides.pop("model", None)
+        self.config = self.config.with_overrides(**overrides)
+        self.context.config = self.config
+        if model:
+            self.set_model(model)
+
     def model_settings(self) -> ModelSettings:
         return ModelSettings(model=self.model, api_base=self.config.api_base,
                              api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,

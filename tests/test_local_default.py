@@ -1,0 +1,76 @@
+"""With no model configured, the app and headless mode start the embedded local model
+and use it: the real 0.5B weights from the model cache (skipped, saying why, when absent),
+served by llama.cpp on 127.0.0.1. No key, no network."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from app_helpers import submit, wait_for
+from engine_helpers import of_type
+from vibe_tui.app import VibeApp
+from vibe_tui.config import Config
+from vibe_tui.core import events as ev
+from vibe_tui.core.local_model import LIGHT_LOCAL_MODEL, cached_weights, model_dir
+from vibe_tui.core.session import Session
+from vibe_tui.headless import run_headless
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(autouse=True)
+def light_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    if cached_weights(LIGHT_LOCAL_MODEL) is None:
+        pytest.skip(f"the {LIGHT_LOCAL_MODEL} weights are not in the model cache ({model_dir()}): "
+                    f"run `uv run python -m vibe_tui.core.local_model fetch {LIGHT_LOCAL_MODEL}`")
+    monkeypatch.setenv("VIBE_TUI_LOCAL_MODEL", LIGHT_LOCAL_MODEL)
+    # One thread: on a shared 2-core machine a second one makes llama.cpp several times slower.
+    monkeypatch.setenv("VIBE_TUI_LOCAL_THREADS", "1")
+
+
+def is_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+async def test_the_app_starts_the_local_model_and_a_message_sent_early_waits_for_it(tmp_path):
+    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path)
+    app = VibeApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        # Typed before the model is ready: held, then sent once it is.
+        await submit(pilot, "Reply with one short sentence: what is 2+2?")
+        await wait_for(pilot, lambda: session.model.startswith("openai/"), timeout=300,
+                       what="the local model to be ready")
+        assert LIGHT_LOCAL_MODEL in app.status_bar.model
+        server_pid = app._local_server.pid
+        await wait_for(pilot, lambda: of_type(session, ev.TurnEnded), timeout=400,
+                       what="the turn on the local model to end")
+        ended = of_type(session, ev.TurnEnded)[0]
+        assert ended.state == "completed", ended.message
+        assert of_type(session, ev.UserMessage)[0].text.startswith("Reply with one")
+        assert of_type(session, ev.AssistantMessage)[-1].text.strip()
+        await app.action_quit()
+    assert is_gone(server_pid)
+
+
+async def test_headless_mode_uses_the_local_model_when_nothing_is_configured(tmp_path):
+    from vibe_tui.core.local_boot import boot_local_model, needs_local_model
+
+    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path, interactive=False)
+    assert needs_local_model(session)
+    progress: list[str] = []
+    server = await boot_local_model(session, lambda done, total, phase: progress.append(phase))
+    try:
+        assert "start" in progress
+        assert session.config.api_key == server.api_key and session.config.local_model
+        out, err = io.StringIO(), io.StringIO()
+        code = await run_headless(session, "Reply with the single word: hello", out=out, err=err)
+    finally:
+        await server.stop()
+    assert code == 0, err.getvalue()
+    assert out.getvalue().strip()

@@ -1,0 +1,32 @@
+"""The embedded model as the session's model when no provider is configured.
+
+Every view does the same: ``needs_local_model`` at start, then ``boot_local_model`` in the
+background (the TUI) or before the first turn (headless), and ``server.stop()`` on exit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vibe_tui.core.local_model import LocalServer, ProgressCallback
+    from vibe_tui.core.session import Session
+
+
+def needs_local_model(session: Session) -> bool:
+    """No model configured anywhere (nor restored from a resumed session): the app must
+    still work, with no key at all."""
+    return not session.model
+
+
+async def boot_local_model(session: Session,
+                           progress: ProgressCallback | None = None) -> LocalServer:
+    """Fetch (first time only) and serve the local model, then point the session at it.
+    The caller owns the returned server and stops it when the app ends."""
+    from vibe_tui.core.local_model import CONTEXT_SIZE, start_default_local_model
+
+    model, api_base, server = await start_default_local_model(progress)
+    # Greedy decoding: a small model's tool calls break far more often when sampled.
+    session.configure(model=model, api_base=api_base, api_key=server.api_key,
+                      temperature=0.0, context_window=CONTEXT_SIZE, local_model=True)
+    return server
