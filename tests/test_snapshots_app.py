@@ -31,6 +31,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_turns_ended,
 )
 from vibe_tui.screens.approval import ApprovalScreen
+from vibe_tui.tools import sandbox
 from vibe_tui.testing.fake_llm import FakeLLM, hold, text, tool_call, tool_calls
 from vibe_tui.widgets import status_bar
 from vibe_tui.widgets.timeline_item import Durations
@@ -81,6 +82,9 @@ def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (WORKSPACE / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     monkeypatch.setattr(Durations, "shown", False)
     monkeypatch.setattr(status_bar, "short_count", lambda count: "1.2k")
+    # Whether bubblewrap works is the machine's business, not the layout's.
+    monkeypatch.setattr(sandbox, "known_in_force",
+                        lambda ctx: sandbox.SandboxState("bubblewrap", "pinned for snapshots"))
     yield WORKSPACE
     shutil.rmtree(WORKSPACE.parent, ignore_errors=True)
 

@@ -143,6 +143,14 @@ def in_force(ctx: ToolContext) -> SandboxState:
     return _in_force(ctx, probe())
 
 
+def known_in_force(ctx: ToolContext) -> SandboxState | None:
+    """``in_force`` when it needs no probe (or the probe has run): None otherwise."""
+    if ctx.sandbox_mode == "off":
+        return in_force(ctx)
+    bwrap = _probed.get(bwrap_binary())
+    return None if bwrap is None else _in_force(ctx, bwrap)
+
+
 async def in_force_async(ctx: ToolContext) -> SandboxState:
     if ctx.sandbox_mode == "off":
         return _in_force(ctx, SandboxState("unavailable", "not probed"))

@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from vibe_tui.core import events as ev
+from vibe_tui.tools.environment import venv_in_use
 
 if TYPE_CHECKING:
     from vibe_tui.core.session import Session
+    from vibe_tui.tools.sandbox import SandboxState
 
 # Each mode has its own colour so a glance tells whether edits run unasked.
 MODE_STYLES = {
@@ -22,6 +25,7 @@ MODE_STYLES = {
     "yolo": "bold $error",
 }
 SEPARATOR = (" │ ", "$text-disabled")
+SANDBOX_STYLES = {"no sandbox": "$warning", "commands refused": "$error"}
 
 
 def short_path(path: Path | str) -> str:
@@ -41,6 +45,17 @@ def short_count(count: int) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
+def sandbox_label(state: SandboxState) -> str:
+    if state.kind == "bubblewrap":
+        return "sandbox"
+    return "no sandbox" if state.kind == "host" else "commands refused"
+
+
+def venv_label(session: Session) -> str:
+    venv = venv_in_use(session.tool_context)
+    return f"venv {venv.name}" if venv is not None else ""
+
+
 class StatusBar(Widget):
     DEFAULT_CSS = """
     StatusBar {
@@ -55,9 +70,10 @@ class StatusBar(Widget):
     mode = reactive("default")
     tokens = reactive(0)
     cost = reactive(0.0)
-    # Context use waits for the context-window issue; until then it shows "–".
-    context_percent: reactive[int | None] = reactive(None)
-    sandbox = reactive("no sandbox")
+    context_percent: reactive[int | None] = reactive(None)  # None until the first call
+    sandbox = reactive("sandbox?")  # until the probe has answered
+    venv = reactive("")
+    web_url = reactive("")  # the browser view's link, token included: never in the log
     cwd = reactive("")
     running = reactive(False)
 
@@ -69,6 +85,28 @@ class StatusBar(Widget):
         self.set_reactive(StatusBar.tokens, session.session_tokens)
         self.set_reactive(StatusBar.cost, session.session_cost)
         self.set_reactive(StatusBar.cwd, short_path(session.tool_context.cwd))
+        self.set_reactive(StatusBar.venv, venv_label(session))
+        if session.context_usage is not None:  # a resumed session's last figure
+            self.set_reactive(StatusBar.context_percent, session.context_usage.percent)
+
+    def on_mount(self) -> None:
+        from vibe_tui.tools.sandbox import known_in_force
+
+        known = known_in_force(self._session.tool_context)
+        if known is None:
+            self._probe_sandbox()
+        else:
+            self._show_sandbox(known)
+
+    @work(group="sandbox-probe", exit_on_error=False)
+    async def _probe_sandbox(self) -> None:
+        from vibe_tui.tools.sandbox import in_force_async
+
+        self._show_sandbox(await in_force_async(self._session.tool_context))
+
+    def _show_sandbox(self, state: SandboxState) -> None:
+        self.sandbox = sandbox_label(state)
+        self.tooltip = state.detail
 
     def show_event(self, event: ev.Event) -> None:
         """Follow the session's own record of what changed."""
@@ -83,9 +121,12 @@ class StatusBar(Widget):
             self.running = True
         elif isinstance(event, ev.TurnEnded):
             self.running = False
+        elif isinstance(event, ev.ContextUsage) and event.parent_call_id is None:
+            self.context_percent = event.percent
         elif isinstance(event, ev.ToolResult):
-            # A shell `cd` moves the session's working folder.
+            # A shell `cd` moves the session's working folder; a command may make a venv.
             self.cwd = short_path(self._session.tool_context.cwd)
+            self.venv = venv_label(self._session)
 
     def render(self) -> Content:
         context = "–" if self.context_percent is None else f"{self.context_percent}%"
@@ -99,8 +140,12 @@ class StatusBar(Widget):
             f"ctx {context}", SEPARATOR,
             f"{short_count(self.tokens)} tok", SEPARATOR,
             f"${self.cost:.2f}", SEPARATOR,
-            self.sandbox, SEPARATOR,
+            (self.sandbox, SANDBOX_STYLES.get(self.sandbox, "")), SEPARATOR,
         ]
+        if self.venv:
+            parts += [self.venv, SEPARATOR]
+        if self.web_url:
+            parts += [("web", f"underline $accent link {self.web_url}"), SEPARATOR]
         head = Content.assemble(*parts)
         room = max(0, self.content_region.width - head.cell_length)
         return Content.assemble(head, (self._fit_path(room), "$text-muted"))
