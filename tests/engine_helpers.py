@@ -8,6 +8,7 @@ from pathlib import Path
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
+from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 
 
 def make_session(llm, workspace: Path, **config) -> Session:
@@ -43,3 +44,17 @@ async def wait_until(predicate, timeout: float = 60.0) -> None:
 
 def tool_messages(request: dict) -> list[dict]:
     return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def subagent_responder(request: dict):
+    """The main agent sends one helper, which reads a file and reports."""
+    messages = request["messages"]
+    if len(messages) > 1 and messages[1]["content"] == "find the constant":
+        if not any(m["role"] == "assistant" for m in messages):
+            return tool_calls(tool_call("read_file", {"path": "alpha.py"}, id="sub_read"))
+        return text("SUBREPORT: ALPHA is 1")
+    if messages[-1]["role"] == "user":
+        return tool_calls(tool_call("task", {"prompt": "find the constant"}, id="call_task"),
+                          content="Sending a helper.")
+    return text("MAINANSWER: it is 1")
+

@@ -50,11 +50,11 @@ async def test_help_unknown_and_not_yet_available(fake_llm, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/help")
         await submit(pilot, "/frobnicate")
-        await submit(pilot, "/compact")
-        help_text, unknown, compact = entries(app, ".-notice")
+        await submit(pilot, "/settings")
+        help_text, unknown, settings = entries(app, ".-notice")
         assert "/model NAME" in help_text and "Shift+Tab" in help_text
         assert unknown == "unknown command /frobnicate: /help lists the commands"
-        assert compact == "/compact is not available yet"
+        assert settings == "/settings is not available yet"
         assert fake_llm.requests == []
 
 
@@ -94,8 +94,8 @@ async def test_slash_and_at_completion(fake_llm, tmp_path):
     (tmp_path / "README.md").write_text("")
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("/", "m")
-        await wait_for(pilot, lambda: completions(app) == ["/model ", "/mode "], what="/m")
+        await pilot.press("/", "m", "o")
+        await wait_for(pilot, lambda: completions(app) == ["/model ", "/mode "], what="/mo")
         await pilot.press("down", "tab")
         assert app.prompt.text == "/mode "
         assert not app.query_one(CompletionList).shown
@@ -129,3 +129,84 @@ async def test_palette_offers_the_same_actions(fake_llm, tmp_path):
                        what="palette hit")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session.mode == "yolo", what="yolo mode")
+
+
+async def test_compact_summarises_by_hand_and_says_so(fake_llm, tmp_path):
+    fake_llm.push(text("first answer " * 150), text("second answer " * 150),
+                  text("Goal: testing. Files: none. Left to do: nothing."))
+    app = make_app(fake_llm, tmp_path, models={fake_llm.model: {"context_window": 4096}})
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "first question")
+        await wait_turns_ended(pilot, app.session)
+        await submit(pilot, "second question")
+        await wait_turns_ended(pilot, app.session, count=2)
+        await submit(pilot, "/compact keep the answers")
+        await wait_for(pilot, lambda: events_of(app.session, ev.Compacted), what="compaction")
+        compacted = events_of(app.session, ev.Compacted)[0]
+        assert compacted.reason == "manual"
+        summary_request = fake_llm.requests[-1]["messages"]
+        assert "keep the answers" in str(summary_request)
+        await wait_for(pilot, lambda: any("context compacted by /compact" in e
+                                          for e in entries(app, ".-notice")), what="notice")
+
+
+async def test_memory_log_sandbox_and_init(fake_llm, tmp_path):
+    (tmp_path / "AGENTS.md").write_text("Run tests with make check.\n")
+    fake_llm.push(text("I wrote AGENTS.md."))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/memory")
+        await submit(pilot, "/log")
+        await submit(pilot, "/sandbox")
+        await wait_for(pilot, lambda: len(entries(app, ".-notice")) >= 3, what="3 notices")
+        memory, log, sandbox = entries(app, ".-notice")[:3]
+        assert str(tmp_path / "AGENTS.md") in memory
+        assert str(app.session.store_path) in log and str(app.session.call_log_path) in log
+        assert sandbox.startswith("sandbox: ")
+        await submit(pilot, "/init")
+        await wait_turns_ended(pilot, app.session)
+        assert "Write an AGENTS.md file" in fake_llm.requests[0]["messages"][-1]["content"]
+
+
+async def test_bang_export_sets_a_variable_for_later_commands(fake_llm, tmp_path):
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "!export GREETING='hello there'")
+        await wait_for(pilot, lambda: len(entries(app, ".-shell")) == 1, what="export line")
+        assert "GREETING" in entries(app, ".-shell")[0]
+        assert app.session.tool_context.env_overrides["GREETING"] == "hello there"
+        await submit(pilot, "!echo $GREETING")
+        await wait_for(pilot, lambda: len(entries(app, ".-shell")) == 2, what="echo output")
+        assert entries(app, ".-shell")[1] == "hello there"
+
+
+async def test_resume_picks_an_earlier_session_and_redraws_it(fake_llm, tmp_path):
+    from vibe_tui.screens.session_picker import SessionPicker
+
+    fake_llm.push(text("EARLIER ANSWER"), text("LATER ANSWER"), text("CONTINUED"))
+    first = make_app(fake_llm, tmp_path)
+    async with first.run_test(size=SIZE) as pilot:
+        await submit(pilot, "the earlier question")
+        await wait_turns_ended(pilot, first.session)
+        await first.action_quit()
+    first_id = first.session.id
+
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "a later question")
+        await wait_turns_ended(pilot, app.session)
+        await submit(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPicker)
+                       and app.screen.summaries, what="the picker's list")
+        picker = app.screen
+        assert [s.id for s in picker.summaries][1] == first_id  # newest first
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.session.id == first_id, what="the swap")
+        await wait_for(pilot, lambda: any("the earlier question" in e
+                                          for e in entries(app, ".-user")), what="replay")
+        assert not any("a later question" in e for e in entries(app, ".-user"))
+        await submit(pilot, "go on")
+        await wait_turns_ended(pilot, app.session, count=2)
+        last_request = fake_llm.requests[-1]["messages"]
+        assert "the earlier question" in str(last_request)
+        assert "a later question" not in str(last_request)

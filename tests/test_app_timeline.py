@@ -12,6 +12,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_for,
     wait_turns_ended,
 )
+from engine_helpers import subagent_responder
 from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 from vibe_tui.widgets import conversation
 from vibe_tui.widgets.diff_view import DiffView
@@ -133,3 +134,29 @@ async def test_a_reused_call_id_gets_a_row_of_its_own(fake_llm, tmp_path):
         await pilot.press("home", "enter")  # selecting either row works
         await wait_for(pilot, lambda: app.conversation.tool_item("call_0").expanded,
                        what="expanded")
+
+
+async def test_a_subagents_calls_nest_under_its_task_call_and_its_text_stays_out(tmp_path):
+    from vibe_tui.testing.fake_llm import FakeLLM
+
+    (tmp_path / "alpha.py").write_text("ALPHA = 1\n")
+    with FakeLLM(responder=subagent_responder) as llm:
+        app = make_app(llm, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await submit(pilot, "what is ALPHA?")
+            await wait_turns_ended(pilot, app.session)
+            task_item = app.conversation.tool_item("call_task")
+            nested = app.conversation.tool_item("sub_read")
+            assert task_item is not None and nested is not None
+            assert nested.has_class("-nested") and not task_item.has_class("-nested")
+            siblings = list(task_item.parent.children)
+            assert siblings.index(nested) == siblings.index(task_item) + 1
+            assert nested.state == "ok"
+            assert "↳" in row_text(app, "sub_read") and "↳" not in row_text(app, "call_task")
+            shown = screen_text(app)
+            assert "MAINANSWER" in shown
+            # The report reaches the screen only as the task call's result, not as an answer.
+            from vibe_tui.widgets.answer import AnswerView
+
+            answers = " ".join(str(view.source) for view in app.conversation.query(AnswerView))
+            assert "MAINANSWER" in answers and "SUBREPORT" not in answers

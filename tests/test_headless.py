@@ -129,3 +129,24 @@ def test_a_malformed_rule_is_refused_at_start(tmp_path):
                             text=True, env={"PATH": "/usr/bin:/bin", "VIBE_TUI_HOME": str(tmp_path)})
     assert result.returncode == 2
     assert "deny rule 'Bash(rm:*' is not valid" in result.stderr
+
+
+async def test_text_output_shows_a_subagents_calls_indented_and_not_its_text(tmp_path):
+    import io
+
+    from engine_helpers import subagent_responder
+    from vibe_tui.config import Config
+    from vibe_tui.core.session import Session
+    from vibe_tui.headless import run_headless
+    from vibe_tui.testing.fake_llm import FakeLLM
+
+    (tmp_path / "alpha.py").write_text("ALPHA = 1\n")
+    with FakeLLM(responder=subagent_responder) as llm:
+        session = Session(Config(model=llm.model, api_base=llm.base_url), tmp_path,
+                          interactive=False)
+        out, err = io.StringIO(), io.StringIO()
+        code = await run_headless(session, "what is ALPHA?", out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert "MAINANSWER" in out.getvalue() and "SUBREPORT" not in out.getvalue()
+    assert "→ task: " in err.getvalue()
+    assert "  ↳ read_file: " in err.getvalue()

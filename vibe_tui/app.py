@@ -12,6 +12,7 @@ import gc
 import importlib
 import time
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import getters, work
@@ -168,6 +169,29 @@ class VibeApp(App[int]):
         if self.session.running:
             self.notify("steering: read before the agent's next step", timeout=3)
         self.session.send(text)
+
+    async def resume_session(self, path: Path | None) -> None:
+        """Swap in a saved session (``/resume``): its events are drawn again from its log."""
+        if path is None or path == self.session.store_path:
+            return
+        if self.session.running:
+            self.notify("stop the running turn first (Esc), then /resume", severity="warning")
+            return
+        try:
+            # The model in use now carries on: the saved one may need another endpoint.
+            config = self.session.config.with_overrides(model=self.session.model or None)
+            resumed = Session.resume(config, self.session.workspace, path, interactive=True)
+        except (OSError, ValueError) as exc:
+            self.conversation.add_entry(f"could not open that session: {exc}", "-error")
+            return
+        self.workers.cancel_group(self, "session-events")
+        await self.session.close()
+        self.session = resumed
+        self.commands = CommandRunner(self)
+        self._waiting, self._shown, self._approvals_done = [], None, 0
+        await self.recompose()
+        self.prompt.focus()
+        self._follow_events()
 
     def on_timeline_call_selected(self, message: Timeline.CallSelected) -> None:
         item = self.conversation.tool_item(message.call_id)

@@ -38,8 +38,12 @@ SLASH_COMMANDS = [
     SlashCommand("/clear", "/clear", "clear the screen (the session keeps its history)"),
     SlashCommand("/model", "/model NAME", "use another model from the next call"),
     SlashCommand("/mode", "/mode " + "|".join(MODES), "set the permission mode"),
-    SlashCommand("/compact", "/compact", "summarise the conversation to free context", False),
-    SlashCommand("/resume", "/resume", "open an earlier session", False),
+    SlashCommand("/compact", "/compact [FOCUS]", "summarise the conversation to free context"),
+    SlashCommand("/resume", "/resume", "open an earlier session of this workspace"),
+    SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository"),
+    SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads"),
+    SlashCommand("/log", "/log", "where this session's event and call logs are"),
+    SlashCommand("/sandbox", "/sandbox", "what commands run under, and why"),
     SlashCommand("/settings", "/settings", "providers and models", False),
     SlashCommand("/quit", "/quit", "quit vibe-tui"),
 ]
@@ -48,7 +52,8 @@ COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
-Ctrl+P command palette · Ctrl+Q quit · !command runs your own shell command"""
+Ctrl+P command palette · Ctrl+Q quit · !command runs your own shell command
+(!export NAME=value sets a variable for the agent's later commands)"""
 
 
 def completions() -> list[tuple[str, str]]:
@@ -115,6 +120,49 @@ class CommandRunner:
         self.app.session.set_mode(name)  # type: ignore[arg-type]
         self._say(f"mode: {name}")
 
+    async def do_compact(self, focus: str) -> None:
+        session = self.app.session
+        if session.running:
+            await session.compact(focus or None)
+            self._say("compacting before the agent's next step")
+            return
+        self._say("compacting the conversation…")
+        self.app.run_worker(session.compact(focus or None), group="compact",
+                            exit_on_error=False)
+
+    async def do_resume(self, _: str) -> None:
+        from vibe_tui.screens.session_picker import SessionPicker
+
+        session = self.app.session
+        self.app.push_screen(SessionPicker(session.workspace, current=session.id),
+                             callback=self.app.resume_session)
+
+    async def do_init(self, _: str) -> None:
+        from vibe_tui.core.prompts import INIT_PROMPT
+
+        await self.app.run_command_text(INIT_PROMPT)
+
+    async def do_memory(self, _: str) -> None:
+        self._say(self.app.session.memory_report())
+
+    async def do_log(self, _: str) -> None:
+        session = self.app.session
+        events = session.store_path or "not saved (this session is not persisted)"
+        calls = session.call_log_path or "not saved"
+        self._say(f"events: {events}\nmodel and tool calls: {calls}")
+
+    async def do_sandbox(self, _: str) -> None:
+        from vibe_tui.tools.sandbox import in_force_async, workspace_has_read_only
+
+        ctx = self.app.session.tool_context
+        state = await in_force_async(ctx)
+        lines = [f"sandbox: {state.detail}"]
+        if state.kind == "bubblewrap":
+            protected = ", ".join(path.name for path in workspace_has_read_only(ctx))
+            lines.append("the workspace is writable" + (
+                f" except {protected}" if protected else "") + "; /tmp is private")
+        self._say("\n".join(lines))
+
     async def do_quit(self, _: str) -> None:
         await self.app.action_quit()
 
@@ -124,18 +172,27 @@ class CommandRunner:
         if not command:
             self._say("! runs a shell command: !ls -la")
             return
+        from vibe_tui.tools.environment import apply_export, command_env, is_export
+
         conversation = self.app.conversation
         conversation.add_entry(f"$ {command}", "-user")
-        output, code = await run_user_command(command, self.app.session.tool_context.cwd)
+        ctx = self.app.session.tool_context
+        if is_export(command):  # changes the environment of the agent's later commands
+            conversation.add_entry(await apply_export(ctx, command), "-shell")
+            return
+        output, code = await run_user_command(command, ctx.cwd, command_env(ctx))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
 
 
-async def run_user_command(command: str, cwd) -> tuple[str, int | None]:
+async def run_user_command(command: str, cwd, env: dict[str, str] | None = None
+                           ) -> tuple[str, int | None]:
     """Run the user's command; the first SHELL_OUTPUT_MAX_CHARS of its output and its code.
-    Its own process group, so a timeout or quitting the app stops all of it."""
+    Its own process group, so a timeout or quitting the app stops all of it. ``env``: the
+    session's (its venv and exports), so the user sees what the agent's commands see."""
     process = await asyncio.create_subprocess_shell(
-        command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        command, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT, start_new_session=True)
     try:
         output = await asyncio.wait_for(read_capped(process), SHELL_TIMEOUT_S)
@@ -183,6 +240,13 @@ class VibeCommands(Provider):
               for mode in MODES),
             ("Clear the conversation", "/clear: the session keeps its history",
              partial(slash, "/clear")),
+            ("Compact the conversation", "/compact: summarise older turns to free context",
+             partial(slash, "/compact")),
+            ("Resume a session", "/resume: open an earlier session of this workspace",
+             partial(slash, "/resume")),
+            ("Write AGENTS.md", "/init: the agent describes this repository for agents",
+             partial(slash, "/init")),
+            ("Sandbox", "/sandbox: what commands run under", partial(slash, "/sandbox")),
             ("Help", "/help: commands and keys", partial(slash, "/help")),
             ("Quit", "/quit", partial(slash, "/quit")),
         ]

@@ -49,7 +49,9 @@ class TextPrinter:
         self._at_line_start = True
 
     def show(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TextDelta):
+        if event.parent_call_id is not None:
+            self._show_subagent_event(event)
+        elif isinstance(event, ev.TextDelta):
             self.out.write(event.text)
             self.out.flush()
             self._at_line_start = event.text.endswith("\n")
@@ -66,6 +68,14 @@ class TextPrinter:
             self._note(f"error: {event.message}")
         elif isinstance(event, ev.TurnEnded) and event.state != "completed":
             self._note(f"turn {event.state}: {event.message or ''}".rstrip(": "))
+
+    def _show_subagent_event(self, event: ev.Event) -> None:
+        """Only the sub-agent's calls, indented; its report is the task call's result."""
+        if isinstance(event, ev.ToolCall):
+            self._note(f"  ↳ {event.tool}: {event.summary}")
+        elif isinstance(event, ev.ToolResult) and event.status != "ok":
+            first_line = event.output.strip().splitlines()[0] if event.output.strip() else ""
+            self._note(f"    {event.status}: {first_line[:200]}")
 
     def _end_line(self) -> None:
         if not self._at_line_start:

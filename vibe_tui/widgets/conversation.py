@@ -75,6 +75,7 @@ class Conversation(VerticalScroll):
         height: 1fr;
         padding: 0 1;
         scrollbar-size-vertical: 1;
+        & ToolCallItem.-nested { margin-left: 4; }
     }
     """
 
@@ -82,6 +83,8 @@ class Conversation(VerticalScroll):
         super().__init__(**kwargs)
         self._answer: StreamedAnswer | None = None
         self._tool_items: dict[str, ToolCallItem] = {}
+        # The last nested item under each task call: a sub-agent's next call goes after it.
+        self._nested_tail: dict[str, ToolCallItem] = {}
         self._awaiting_prompt = False  # the next UserMessage is the turn's own prompt
         self._group: EntryGroup | None = None
         self._entry_count = 0
@@ -98,7 +101,9 @@ class Conversation(VerticalScroll):
     # ---- events -------------------------------------------------------------------------
 
     async def show_event(self, event: ev.Event, replay: bool = False) -> None:
-        if isinstance(event, ev.TextDelta):
+        if event.parent_call_id is not None:
+            self._show_subagent_event(event)
+        elif isinstance(event, ev.TextDelta):
             if not replay:
                 self._stream_text(event.text)
         elif isinstance(event, ev.AssistantMessage):
@@ -121,6 +126,8 @@ class Conversation(VerticalScroll):
             self.add_entry(f"⚠ {event.message}", "-error -retrying" if event.retrying else "-error")
         elif isinstance(event, ev.Notice):
             self.add_entry(event.text, "-notice")
+        elif isinstance(event, ev.Compacted):
+            self.add_entry(compacted_text(event), "-notice")
 
     def _show_user(self, event: ev.UserMessage) -> None:
         if event.steering:
@@ -177,6 +184,29 @@ class Conversation(VerticalScroll):
             tool = item.call.tool if item is not None else "a tool call"
             self.add_entry(settled_elsewhere_text(event, tool), "-notice")
 
+    def _show_subagent_event(self, event: ev.Event) -> None:
+        """A sub-agent's calls nest under its ``task`` call; its text does not stream here:
+        only its final report counts, and that is the task call's result."""
+        if isinstance(event, ev.ToolCall):
+            self._add_nested_item(event)
+        elif isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved, ev.ToolResult)):
+            self._update_tool_item(event)
+        elif isinstance(event, ev.Error) and not event.retrying:
+            self.add_entry(f"⚠ sub-agent: {event.message}", "-error")
+
+    def _add_nested_item(self, event: ev.ToolCall) -> None:
+        item = ToolCallItem(event)
+        item.add_class("-nested")
+        parent_item = self._tool_items.get(event.parent_call_id or "")
+        anchor = self._nested_tail.get(event.parent_call_id or "", parent_item)
+        self._tool_items[event.call_id] = item
+        if anchor is None or anchor.parent is None:  # the task call was pruned or cleared
+            self._mount_entry(item)
+            return
+        anchor.parent.mount(item, after=anchor)
+        self._nested_tail[event.parent_call_id] = item
+        self._entry_count += 1
+
     def tool_item(self, call_id: str) -> ToolCallItem | None:
         return self._tool_items.get(call_id)
 
@@ -209,6 +239,7 @@ class Conversation(VerticalScroll):
         for item in self.query(ToolCallItem):
             if any(item.parent is group for group in old):
                 self._tool_items.pop(item.call_id, None)
+                self._nested_tail.pop(item.call_id, None)
         self.remove_children(old)
 
     def entries(self) -> list[Widget]:
@@ -219,6 +250,7 @@ class Conversation(VerticalScroll):
         """Empty the pane; the session and its history are untouched."""
         await self._stop_stream()
         self._tool_items.clear()
+        self._nested_tail.clear()
         self._group = None
         self._entry_count = 0
         await self.remove_children()
@@ -234,3 +266,12 @@ def settled_elsewhere_text(event: ev.ApprovalResolved, tool: str) -> str:
         return f"{tool} {decision} by an earlier “always” answer"
     note = f" ({event.note})" if event.note else ""
     return f"approval for {tool} answered in {event.by}: {decision}{note}"
+
+
+def compacted_text(event: ev.Compacted) -> str:
+    words = {"stub": "old tool results stubbed", "summary": "older turns summarised",
+             "cut": "a large result cut"}
+    done = ", ".join(words.get(step, step) for step in event.steps) or "nothing to free"
+    how = "by /compact" if event.reason == "manual" else "before the window filled"
+    return (f"context compacted {how}: {done} · {event.tokens_before:,} → "
+            f"{event.tokens_after:,} tokens of {event.window:,}")

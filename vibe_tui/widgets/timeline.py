@@ -30,10 +30,12 @@ class TimelineRow:
         self.summary = safe(call.summary)
         self.state = "running"
         self.duration = ""
+        self.nested = call.parent_call_id is not None  # a sub-agent's call
 
     def prompt(self) -> Content:
         icon, style, _ = STATES.get(self.state, STATES["error"])
-        parts: list[str | tuple[str, str]] = [(icon, style), " ", (self.tool, "bold"), " "]
+        parts: list[str | tuple[str, str]] = [("  ↳ ", "$text-muted")] if self.nested else []
+        parts += [(icon, style), " ", (self.tool, "bold"), " "]
         if self.duration:
             parts += [(self.duration, "$text-muted"), " "]
         parts.append((self.summary, "$text-muted"))
