@@ -88,6 +88,20 @@ async def test_terminal_variables(ctx):
     assert command_env(ctx)["TERM"] == "dumb" and command_env(ctx)["CI"] == "1"
 
 
+async def test_an_inherited_cdpath_does_not_move_cd(ctx, tmp_path, monkeypatch):
+    """With CDPATH, bash's ``cd src`` goes to the first ``src`` on it and prints where."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "elsewhere" / "src").mkdir(parents=True)
+    monkeypatch.setenv("CDPATH", str(tmp_path / "elsewhere"))
+    assert "CDPATH" not in command_env(ctx)
+    assert "CDPATH" not in interactive_env(ctx, 80, 24)
+    out = await bash.run({"command": "cd src && pwd"}, ctx)
+    assert out.text.splitlines()[0] == str(tmp_path / "src")
+    # One the user exports in the session is theirs to have.
+    await apply_export(ctx, f"export CDPATH={tmp_path / 'elsewhere'}")
+    assert command_env(ctx)["CDPATH"] == str(tmp_path / "elsewhere")
+
+
 def test_what_counts_as_an_export():
     for line in ("export A=1", "export A='x y' B=2", "unset A", "export A=1; unset B",
                  "export A=1 && export B=$A", "export PATH=$(pwd)/bin:$PATH", "export"):

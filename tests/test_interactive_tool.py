@@ -16,7 +16,7 @@ from vibe_tui.core.session import Session
 from vibe_tui.policy import PolicyContext, decide
 from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 from vibe_tui.tools import default_tools
-from vibe_tui.tools import interactive, sandbox
+from vibe_tui.tools import interactive, pty_session, sandbox
 from vibe_tui.tools.base import ToolContext, ToolError
 from vibe_tui.tools.interactive import (
     INTERACTIVE_TOOLS,
@@ -256,7 +256,7 @@ def _live_in_session(sid: int) -> list[int]:
 
 
 async def test_idle_sessions_are_closed(ctx, monkeypatch):
-    monkeypatch.setattr(interactive, "IDLE_LIMIT_S", 0.5)
+    monkeypatch.setattr(pty_session, "IDLE_LIMIT_S", 0.5)
     out = await start.run({"command": FOREVER}, ctx)
     session = ctx.interactive[out.meta["session_id"]]
     await wait_until(lambda: session.state == "closed", timeout=10)
@@ -267,7 +267,7 @@ async def test_idle_sessions_are_closed(ctx, monkeypatch):
 
 
 async def test_a_call_in_progress_is_not_idle(ctx, monkeypatch):
-    monkeypatch.setattr(interactive, "IDLE_LIMIT_S", 0.4)
+    monkeypatch.setattr(pty_session, "IDLE_LIMIT_S", 0.4)
     out = await start.run({"command": FOREVER}, ctx)
     sid = out.meta["session_id"]
     out = await send.run({"session_id": sid, "input": "", "wait_ms": 1000}, ctx)
@@ -494,3 +494,68 @@ async def test_a_sandboxed_program_is_stopped(tmp_path):
     session = context.interactive[out.meta["session_id"]]
     await stop.run({"session_id": session.id}, context)
     assert not alive(session.process.pid)
+
+
+@needs_bwrap
+async def test_stopping_a_sandboxed_program_ends_what_escaped_its_group(tmp_path):
+    """A child in a session of its own, deaf to the hang-up, is still inside the
+    sandbox: stopping kills the sandbox's init, and the kernel takes the child along."""
+    marker = "612345.5"  # an argument to find the child by from outside its PID namespace
+    context = ToolContext(workspace=tmp_path)
+    out = await start.run({"command": f"setsid nohup sleep {marker} >/dev/null 2>&1 & "
+                                      "echo ready; exec sleep 600"}, context)
+    sid = out.meta["session_id"]
+    await read_until(context, sid, "ready")
+    await wait_until(lambda: _running_with_argument(marker), timeout=10)
+    await stop.run({"session_id": sid}, context)
+    await wait_until(lambda: not _running_with_argument(marker), timeout=5)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("turns", [0, 1, 3, 10])
+async def test_nothing_survives_an_interrupt_while_the_sandbox_starts(tmp_path, turns):
+    """Cancelled after a few turns of the event loop: somewhere inside the start. The
+    start is seen through and stopped, sandbox included, or it finished and the session
+    is registered (an interrupt keeps sessions); nothing runs unaccounted for."""
+    marker = f"61{turns}99.5"
+    context = ToolContext(workspace=tmp_path)
+    task = asyncio.create_task(start.run({"command": f"sleep {marker}"}, context))
+    for _ in range(turns):
+        await asyncio.sleep(0)  # one turn of the loop, not a wait
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    try:
+        if not interactive.sessions(context):
+            await wait_until(lambda: not _running_with_argument(marker), timeout=5)
+    finally:
+        await close_all(context)
+    await wait_until(lambda: not _running_with_argument(marker), timeout=5)
+
+
+def _running_with_argument(argument: str) -> list[int]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if argument.encode() in words and alive(int(cmdline.parent.name)):
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("args, message", [
+    ({}, "missing required argument 'command'"),
+    ({"command": "  \n"}, "argument 'command' must not be empty"),
+    ({"command": ["python3"]}, "argument 'command' must be a str"),
+])
+async def test_a_start_without_a_command_is_refused_as_bash_refuses_it(ctx, args, message):
+    from vibe_tui.tools.shell import BashTool
+
+    for tool in (start, BashTool()):
+        with pytest.raises(ToolError, match=message):
+            tool.precheck(args, ctx)
+    with pytest.raises(ToolError, match=message):
+        await start.run(args, ctx)
+    assert interactive.sessions(ctx) == []

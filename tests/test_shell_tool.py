@@ -290,8 +290,10 @@ def test_precheck(ctx):
     req = bash.precheck({"command": "ls -la"}, ctx)
     assert (req.tool, req.kind, req.command) == ("bash", "exec", "ls -la")
     assert bash.precheck({"command": "ls", "timeout_s": "5"}, ctx).command == "ls"
-    for bad in ({}, {"command": "  "}, {"command": 3}):
-        with pytest.raises(ToolError):
+    for bad, message in (({}, "missing required argument 'command'"),
+                         ({"command": " \n "}, "argument 'command' must not be empty"),
+                         ({"command": 3}, "argument 'command' must be a str")):
+        with pytest.raises(ToolError, match=message):
             bash.precheck(bad, ctx)
     for timeout in (-1, 0, "abc", True, float("inf")):
         with pytest.raises(ToolError, match="timeout_s"):

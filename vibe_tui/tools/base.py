@@ -31,7 +31,7 @@ class ToolContext:
     running_pids: set[int] = field(default_factory=set)
     # Files the model has read in this session (path -> mtime_ns), for stale-edit checks.
     read_files: dict[Path, int] = field(default_factory=dict)
-    # Pseudo-terminal sessions by id (vibe_tui.tools.interactive), open and recently closed.
+    # Pseudo-terminal sessions by id (vibe_tui.tools.pty_session), open and recently closed.
     interactive: dict[str, Any] = field(default_factory=dict)
     # Variables the user exported (``!export``) for later commands; None means unset.
     env_overrides: dict[str, str | None] = field(default_factory=dict)
@@ -118,6 +118,14 @@ def require(args: dict[str, Any], name: str, kind: type = str) -> Any:
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ToolError(f"argument '{name}' must be a {kind.__name__}, got {type(value).__name__}")
     return value
+
+
+def require_command(args: dict[str, Any]) -> str:
+    """The ``command`` argument of a tool that runs one: a string with something in it."""
+    command = require(args, "command", str)
+    if not command.strip():
+        raise ToolError("argument 'command' must not be empty")
+    return command
 
 
 def optional(args: dict[str, Any], name: str, kind: type, default: Any) -> Any:

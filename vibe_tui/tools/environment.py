@@ -32,6 +32,10 @@ INTERACTIVE_ENV = {
     "TERM": "xterm-256color",
     "GIT_TERMINAL_PROMPT": "0",
 }
+# Inherited variables commands never get. CDPATH makes a relative ``cd src`` go to
+# another folder named src elsewhere and print where it went: the agent's ``cd`` must mean
+# the workspace's. A user who ``!export``s one in the session still gets it.
+NOT_INHERITED = frozenset({"CDPATH"})
 VENV_NAMES = (".venv", "venv")
 EXPORT_TIMEOUT_S = 10.0
 # Variables bash sets by itself; a difference in them is not something the user exported.
@@ -58,7 +62,7 @@ def command_env(ctx: ToolContext) -> dict[str, str]:
 
 def interactive_env(ctx: ToolContext, cols: int, rows: int) -> dict[str, str]:
     """The environment for a program in a pseudo-terminal of ``cols`` x ``rows``."""
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env = {k: v for k, v in _inherited().items() if k != "CI"}
     env = _session_env(ctx, INTERACTIVE_ENV, base=env)
     # Set last: the size is a fact about the terminal, whatever the user exported.
     env["COLUMNS"] = str(cols)
@@ -66,9 +70,13 @@ def interactive_env(ctx: ToolContext, cols: int, rows: int) -> dict[str, str]:
     return env
 
 
+def _inherited() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+
+
 def _session_env(ctx: ToolContext, defaults: dict[str, str],
                  base: dict[str, str] | None = None) -> dict[str, str]:
-    env = {**(os.environ if base is None else base), **defaults}
+    env = {**(_inherited() if base is None else base), **defaults}
     for name, value in ctx.env_overrides.items():
         if value is None:
             env.pop(name, None)

@@ -30,7 +30,7 @@ from vibe_tui.tools.base import (
     ToolOutput,
     ToolRequest,
     optional,
-    require,
+    require_command,
 )
 from vibe_tui.tools.paths import display_path, resolve_in_workspace
 
@@ -335,9 +335,7 @@ class BashTool:
     }
 
     def precheck(self, args: dict[str, Any], ctx: ToolContext) -> ToolRequest:
-        command = require(args, "command", str)
-        if not command.strip():
-            raise ToolError("argument 'command' must not be empty")
+        command = require_command(args)
         _requested_timeout(args)
         return ToolRequest(tool=self.name, kind="exec", args=args, command=command, cwd=ctx.cwd)
 

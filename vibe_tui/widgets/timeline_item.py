@@ -1,12 +1,15 @@
 """One tool call in the conversation, updated in place as its events arrive.
 
 Collapsed it is two lines: state icon, tool, summary and duration, then the first line of
-the result. Enter or a click shows the whole output, or the diff for an edit.
+the result. Enter or a click shows the whole output, or the diff for an edit. An
+``interactive_start`` call is followed by the live terminal of the session it started
+(``TerminalView``); there Enter or a click puts the keys in the terminal.
 """
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.content import Content
@@ -16,6 +19,10 @@ from textual.widgets import Static
 
 from vibe_tui.core import events as ev
 from vibe_tui.safe_text import safe
+
+if TYPE_CHECKING:
+    from vibe_tui.tools.pty_session import PtySession
+    from vibe_tui.widgets.terminal_view import TerminalView
 
 # state -> (icon, style, words shown while the call is not finished)
 STATES: dict[str, tuple[str, str, str]] = {
@@ -27,6 +34,7 @@ STATES: dict[str, tuple[str, str, str]] = {
     "interrupted": ("■", "bold $warning", "interrupted"),
 }
 EDIT_TOOLS = ("edit_file", "write_file")
+TERMINAL_TOOL = "interactive_start"  # its result names a pseudo-terminal session
 # The expanded output is for reading, not for a 100k-character dump to lay out at once.
 MAX_SHOWN_LINES = 400
 
@@ -109,6 +117,7 @@ class ToolCallItem(Static):
         self.result: ev.ToolResult | None = None
         self.approval_diff: str | None = None
         self._output: Widget | None = None  # the expanded output, when shown
+        self.terminal: TerminalView | None = None  # the session interactive_start started
         self.update(self._summary())
 
     @property
@@ -130,6 +139,7 @@ class ToolCallItem(Static):
             self.update(self._summary())  # the state may not change (denied), the result did
             if self.expanded:
                 self._show_output()
+            self._show_terminal(event)
 
     def watch_state(self, old: str, new: str) -> None:
         self.remove_class(f"-{old}")
@@ -159,6 +169,9 @@ class ToolCallItem(Static):
         self.action_toggle()
 
     def action_toggle(self) -> None:
+        if self.terminal is not None and self.terminal.session.state == "running":
+            self.terminal.focus()  # the terminal is the output, and it takes keys
+            return
         self.expanded = not self.expanded
 
     def watch_expanded(self, expanded: bool) -> None:
@@ -190,3 +203,25 @@ class ToolCallItem(Static):
         else:
             text = self.result.output or "(no output)"
         return Static(Content(capped(safe(text))), classes="tool-call-output")
+
+    # ---- the terminal of interactive_start ------------------------------------------------
+
+    def _show_terminal(self, result: ev.ToolResult) -> None:
+        if self.call.tool != TERMINAL_TOOL or self.terminal is not None or self.parent is None:
+            return
+        session = self._started_session(result)
+        if session is None:
+            return
+        from vibe_tui.widgets.terminal_view import TerminalView  # only for a terminal
+
+        self.terminal = TerminalView(session)
+        self.parent.mount(self.terminal, after=self)
+
+    def _started_session(self, result: ev.ToolResult) -> PtySession | None:
+        agent_session = getattr(self.app, "session", None)
+        command = self.call.args.get("command")
+        if agent_session is None or not isinstance(command, str):
+            return None
+        from vibe_tui.tools.interactive import reported_session
+
+        return reported_session(agent_session.tool_context, result.output, command)
