@@ -141,3 +141,67 @@ async def test_escape_in_the_modal_denies_rather_than_interrupts(fake_llm, tmp_p
         await wait_turns_ended(pilot, app.session)
         assert events_of(app.session, ev.TurnEnded)[-1].state == "completed"
         assert not (tmp_path / "no.txt").exists()
+
+
+# ---- edits reviewed hunk by hunk (needs VibeApp._answer to pass hunks and mode, and
+# ---- _follow_approval to hand an edit to the modal on screen with add_file) -----------
+
+OLD = "".join(f"line {n}\n" for n in range(1, 31))
+NEW = OLD.replace("line 2\n", "line two\n").replace("line 15\n", "line fifteen\n").replace(
+    "line 28\n", "line twenty-eight\n")
+
+
+def edit(path: str, old: str, new: str, call_id: str | None = None):
+    return tool_call("edit_file", {"path": path, "old_string": old, "new_string": new},
+                     id=call_id)
+
+
+async def test_keep_two_of_three_hunks_from_the_keyboard(fake_llm, tmp_path):
+    (tmp_path / "f.txt").write_text(OLD)
+    fake_llm.push(tool_calls(edit("f.txt", OLD, NEW, "call_edit")), text("carrying on"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "rename three lines")
+        screen = await wait_modal(pilot)
+        assert screen.diff_view is not None and screen.diff_view.hunk_count == 3
+        await pilot.press("j", "space", "y")  # leave the second hunk out
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "f.txt").read_text() == OLD.replace(
+            "line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n")
+        [result] = tool_messages(fake_llm.requests[1])
+        assert "applied 2 hunks of 3 (hunk 1 and 3) and rejected hunk 2" in result["content"]
+        assert "+line fifteen" in result["content"]
+
+
+async def test_a_on_an_edit_applies_and_accepts_later_edits(fake_llm, tmp_path):
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    fake_llm.push(tool_calls(edit("a.txt", "a\n", "A\n")), tool_calls(edit("b.txt", "b\n", "B\n")),
+                  text("both"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "edit both")
+        await wait_modal(pilot)
+        await pilot.press("a")
+        await wait_turns_ended(pilot, app.session)
+        assert app.session.mode == "accept-edits"
+        assert (tmp_path / "b.txt").read_text() == "B\n"  # asked nothing more
+        assert len(events_of(app.session, ev.ApprovalRequested)) == 1
+
+
+async def test_edits_of_one_response_share_one_modal_with_a_file_list(fake_llm, tmp_path):
+    for name in "abc":
+        (tmp_path / f"{name}.txt").write_text(f"{name}\n")
+    fake_llm.push(tool_calls(*(edit(f"{n}.txt", f"{n}\n", f"{n.upper()}\n") for n in "abc")),
+                  text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "edit three files")
+        screen = await wait_modal(pilot)
+        await wait_for(pilot, lambda: screen.covers("ap3"), what="three files in one modal")
+        await pilot.press("y", "n", "y")
+        await wait_turns_ended(pilot, app.session)
+        assert [(tmp_path / f"{n}.txt").read_text() for n in "abc"] == ["A\n", "b\n", "C\n"]
+        resolved = {r.approval_id: r.decision for r in events_of(app.session, ev.ApprovalResolved)}
+        assert resolved == {"ap1": "allow", "ap2": "deny", "ap3": "allow"}
+        assert modal(app) is None

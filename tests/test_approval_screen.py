@@ -272,3 +272,181 @@ async def test_other_tools_show_their_arguments_as_json() -> None:
         modal = await open_modal(pilot, app)
         shown = str(modal.query_one("#arguments", Static).render())
         assert shown == '{\n  "url": "https://example.com",\n  "max": 3\n}'
+
+
+# ---- reviewing an edit hunk by hunk ---------------------------------------------------
+
+THREE_HUNKS = "".join(
+    ["--- a/src/calc.py\n", "+++ b/src/calc.py\n"]
+    + [f"@@ -{n},3 +{n},3 @@\n a = 1\n-b = {n}\n+b = {n + 1}\n c = 3\n" for n in (1, 20, 40)]
+)
+
+
+def edit(diff: str = THREE_HUNKS, approval_id: str = "ap-1", path: str = "src/calc.py",
+         **changes: object) -> ApprovalRequested:
+    return request(tool="edit_file", args={"path": path, "old_string": "x", "new_string": "y"},
+                   diff=diff, grant="Edit(src/**)", approval_id=approval_id,
+                   call_id=f"call-{approval_id}", **changes)
+
+
+async def test_hunks_are_moved_through_and_toggled() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        view = modal.query_one(DiffView)
+        assert view.selected_hunk == 0 and view.kept_hunks == [0, 1, 2]
+        await pilot.press("j", "down")
+        assert view.selected_hunk == 2
+        await pilot.press("k")
+        assert view.selected_hunk == 1
+        await pilot.press("space")
+        assert view.kept_hunks == [0, 2]
+        assert "✗ @@ -20,3 +20,3 @@" in screen_text(app)
+        await pilot.press("space", "space")  # back in, and out again
+        await pilot.press("up", "up")  # arrows too; stops at the first hunk
+        assert view.selected_hunk == 0
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.results)
+        assert app.results == [ApprovalChoice("allow", hunks=(0, 2))]
+
+
+async def test_all_hunks_kept_is_a_plain_allow_and_none_kept_a_reject() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_modal(pilot, app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.results)
+        assert app.results == [ApprovalChoice("allow")]
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_modal(pilot, app)
+        await pilot.press("space", "j", "space", "j", "space", "y")
+        await wait_until(pilot, lambda: app.results)
+        assert app.results == [ApprovalChoice("deny")]
+
+
+async def test_a_applies_and_switches_to_accept_edits() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        assert not modal.query("#grant")  # an edit's "a" is not the always-grant
+        assert "apply + accept edits" in screen_text(app)
+        await pilot.press("j", "space", "a")
+        await wait_until(pilot, lambda: app.results)
+        assert app.results == [ApprovalChoice("allow", hunks=(0, 2), mode="accept-edits")]
+
+
+async def test_n_and_escape_reject_the_edit() -> None:
+    for key in ("n", "escape"):
+        app = Host(ApprovalScreen(edit()))
+        async with app.run_test(size=(100, 40)) as pilot:
+            await open_modal(pilot, app)
+            await pilot.press(key)
+            await wait_until(pilot, lambda: app.results)
+            assert app.results == [ApprovalChoice("deny")]
+
+
+@pytest.mark.parametrize(("width", "split"), [(139, False), (140, True)])
+async def test_side_by_side_by_default_on_wide_terminals(width: int, split: bool) -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(width, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        view = modal.query_one(DiffView)
+        assert view.split is split
+        await pilot.press("t")
+        assert view.split is not split
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if "b = 1" in line)
+        # Side by side, the old and the new line share a row with the separator between.
+        assert ("b = 2" in row and "│" in row) is (not split)
+
+
+async def test_f_toggles_full_screen() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        dialog = modal.query_one("#dialog")
+        assert dialog.size.width <= 110
+        await pilot.press("f")
+        await wait_until(pilot, lambda: modal.has_class("-full"))
+        await wait_until(pilot, lambda: (dialog.outer_size.width, dialog.outer_size.height)
+                         == (120, 40))
+        await pilot.press("f")
+        await wait_until(pilot, lambda: dialog.size.width <= 110)
+
+
+async def test_note_keys_are_text_not_hunk_keys() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        await pilot.press("d", *"just k j")
+        assert modal.query_one("#note", Input).value == "just k j"
+        assert modal.query_one(DiffView).selected_hunk == 0
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.results)
+        assert app.results == [ApprovalChoice("deny", "just k j")]
+
+
+async def test_several_edits_are_a_file_list_each_decided_on_its_own() -> None:
+    first = edit()
+    app = Host(ApprovalScreen(first))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        files = modal.query_one("#files")
+        assert not files.display
+        assert modal.add_file(edit(approval_id="ap-2", path="src/two.py"))
+        assert modal.add_file(edit(approval_id="ap-3", path="src/three.py"))
+        assert not modal.add_file(request(approval_id="ap-4"))  # a command is queued apart
+        assert not modal.add_file(edit(approval_id="ap-5", turn_id=2))  # another turn
+        await pilot.pause()
+        assert files.display
+        text = screen_text(app)
+        assert "Review edit_file · file 1 of 3" in text and "src/three.py  to review" in text
+        await pilot.press("j", "space", "y")  # file 1: hunks 1 and 3; on to file 2
+        await wait_until(pilot, lambda: "file 2 of 3" in screen_text(app))
+        assert modal.query_one("#path", Static).render().plain == "src/two.py"
+        assert "apply 2 of 3 hunks" in screen_text(app)
+        await pilot.press("n")  # file 2 rejected
+        await wait_until(pilot, lambda: "file 3 of 3" in screen_text(app))
+        assert app.results == []
+        await pilot.press("tab")  # around to file 1, decided already; back to 3
+        await wait_until(pilot, lambda: "file 1 of 3" in screen_text(app))
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: "file 3 of 3" in screen_text(app))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.results)
+        [choice] = app.results
+        assert choice == ApprovalChoice("allow", hunks=(0, 2), others=(
+            ("ap-2", ApprovalChoice("deny")), ("ap-3", ApprovalChoice("allow"))))
+        assert [a for a, _ in choice.answers("ap-1")] == ["ap-2", "ap-3", "ap-1"]
+
+
+async def test_a_in_a_file_list_applies_the_rest_and_switches_last() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        modal.add_file(edit(approval_id="ap-2", path="src/two.py"))
+        await pilot.press("n")  # file 1 rejected; file 2: "a"
+        await wait_until(pilot, lambda: "file 2 of 2" in screen_text(app))
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.results)
+        [choice] = app.results
+        assert choice.answers("ap-1") == [
+            ("ap-1", ApprovalChoice("deny", others=choice.others)),
+            ("ap-2", ApprovalChoice("allow", mode="accept-edits")),
+        ]
+
+
+async def test_a_file_settled_elsewhere_leaves_the_others_to_decide() -> None:
+    app = Host(ApprovalScreen(edit()))
+    async with app.run_test(size=(100, 40)) as pilot:
+        modal = await open_modal(pilot, app)
+        modal.add_file(edit(approval_id="ap-2", path="src/two.py"))
+        assert modal.covers("ap-2") and not modal.covers("ap-9")
+        modal.settled_elsewhere("web", "allow")  # the first file, in the web view
+        await wait_until(pilot, lambda: "answered: allow in web" in screen_text(app))
+        assert app.screen is modal and "file 2 of 2" in screen_text(app)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.results)
+        [choice] = app.results
+        assert choice.answers("ap-1") == [("ap-2", ApprovalChoice("allow"))]

@@ -198,3 +198,69 @@ async def test_rows_render_with_gutters() -> None:
         assert lines[3].split() == ["2", "-", "x", "=", "1"]
         assert lines[4].split() == ["2", "+", "x", "=", "2"]
         assert all(len(line) == view.scrollable_content_region.width for line in lines)
+
+
+def test_side_by_side_rows_pair_removed_with_added() -> None:
+    view = DiffView(TWO_HUNKS)
+    pairs = [
+        (row.left.text.plain if row.left else None, row.right.text.plain if row.right else None)
+        for row in view.split_rows if row.across is None
+    ]
+    assert pairs == [
+        ("import os", "import os"),
+        ("x = 1", "x = 2"),
+        (None, "y = 3"),  # an added line with nothing facing it
+        ("print(x)", "print(x)"),
+        ("    a = 1", "    a = 1"),
+        ("    b = 2", "    b = 3"),
+    ]
+    across = [row.across.kind for row in view.split_rows if row.across is not None]
+    assert across == ["file", "hunk", "hunk", "note"]
+
+
+async def test_side_by_side_renders_both_sides_in_the_width() -> None:
+    app = DiffApp(TWO_HUNKS)
+    async with app.run_test(size=(61, 16)) as pilot:
+        view = app.query_one(DiffView)
+        view.split = True
+        await pilot.pause()
+        assert view.virtual_size.height == len(view.split_rows)
+        lines = [view.render_line(y).text for y in range(len(view.split_rows))]
+        row = next(line for line in lines if "x = 1" in line)
+        left, right = row.split("│")
+        assert left.split() == ["2", "-", "x", "=", "1"] and right.split() == ["2", "+", "x", "=", "2"]
+        assert all(len(line) == view.scrollable_content_region.width for line in lines)
+        view.split = False
+        await pilot.pause()
+        assert view.virtual_size.height == len(view.rows)
+
+
+async def test_hunks_can_be_left_out_and_taken_back() -> None:
+    app = DiffApp(TWO_HUNKS)
+    async with app.run_test(size=(60, 16)) as pilot:
+        view = app.query_one(DiffView)
+        assert view.kept_hunks == [0, 1]
+        view.select_hunk(1)
+        view.toggle_hunk()
+        assert view.kept_hunks == [0]
+        view.toggle_hunk(0)
+        assert view.kept_hunks == []
+        view.toggle_hunk(7)  # no such hunk: nothing happens
+        view.toggle_hunk(1)
+        assert view.kept_hunks == [1]
+        await pilot.pause()
+
+
+async def test_choosable_headers_show_what_is_kept() -> None:
+    class ChoosableApp(DiffApp):
+        def compose(self) -> ComposeResult:
+            yield DiffView(self.diff, choosable=True)
+
+    app = ChoosableApp(TWO_HUNKS)
+    async with app.run_test(size=(60, 16)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_hunk(1)
+        await pilot.pause()
+        headers = [view.render_line(y).text.strip() for y, row in enumerate(view.rows)
+                   if row.kind == "hunk"]
+        assert headers == ["✓ @@ -1,3 +1,4 @@", "✗ @@ -40,2 +41,2 @@ def main():"]

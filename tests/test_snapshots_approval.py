@@ -65,3 +65,30 @@ def test_edit_approval(snap_compare: Any) -> None:
 def test_edit_approval_80x24(snap_compare: Any) -> None:
     """The same edit in the smallest terminal we support: the diff scrolls, keys stay."""
     assert snap_compare(f"{APPS}:EditApprovalApp", terminal_size=(80, 24), run_before=settle)
+
+
+def test_edit_approval_side_by_side(snap_compare: Any) -> None:
+    """The same edit at 150 columns: side by side by default, old left, new right."""
+    assert snap_compare(f"{APPS}:EditApprovalApp", terminal_size=(150, 30), run_before=settle)
+
+
+def test_edit_file_list(snap_compare: Any) -> None:
+    """Two edits of one response: the file list; the first file's second hunk left out."""
+    assert snap_compare(f"{APPS}:EditFileListApp", terminal_size=(100, 34), run_before=settle)
+
+
+async def settle_changes(pilot: Any) -> None:
+    await settle(pilot)
+    screen = pilot.app.screen
+    for _ in range(500):  # the files are read in a worker: at most ten seconds
+        if getattr(screen, "loaded", False):
+            break
+        await pilot.pause(0.02)
+    assert screen.loaded
+    await pilot.pause()
+
+
+def test_changes_screen(snap_compare: Any) -> None:
+    """The Changes screen: file list with counts, the cumulative diff, no git header."""
+    assert snap_compare("snapshot_apps/changes_app.py:ChangesApp", terminal_size=(120, 30),
+                        run_before=settle_changes)

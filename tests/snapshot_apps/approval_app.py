@@ -81,7 +81,10 @@ class ApprovalSnapshotApp(App[None]):
         yield Static("vibe-tui: the conversation would be here")
 
     def on_mount(self) -> None:
-        self.push_screen(ApprovalScreen(self.request, *self.position))
+        self.push_screen(self.make_modal())
+
+    def make_modal(self) -> ApprovalScreen:
+        return ApprovalScreen(self.request, *self.position)
 
 
 class BashApprovalApp(ApprovalSnapshotApp):
@@ -92,3 +95,33 @@ class BashApprovalApp(ApprovalSnapshotApp):
 class EditApprovalApp(ApprovalSnapshotApp):
     def __init__(self) -> None:
         super().__init__(edit_request())
+
+
+def second_edit_request() -> ApprovalRequested:
+    return ApprovalRequested(
+        id=10,
+        turn_id=1,
+        ts=0.0,
+        approval_id="ap-3",
+        call_id="call-3",
+        tool="edit_file",
+        args={"path": "src/util.py"},
+        reason="edits ask in the default mode",
+        grant="Edit(src/**)",
+        diff="--- a/src/util.py\n+++ b/src/util.py\n@@ -1,2 +1,2 @@\n-DEBUG = True\n+DEBUG = False\n LEVEL = 3\n",
+    )
+
+
+class EditFileListApp(ApprovalSnapshotApp):
+    """Two edits of one response: the file list, the second hunk of the first left out."""
+
+    def __init__(self) -> None:
+        super().__init__(edit_request())
+
+    def make_modal(self) -> ApprovalScreen:
+        modal = ApprovalScreen(self.request)
+        modal.add_file(second_edit_request())
+        view = modal.diff_view
+        view.select_hunk(1)
+        view.toggle_hunk(1)
+        return modal

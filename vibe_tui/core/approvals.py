@@ -15,6 +15,8 @@ class Answer:
     decision: str  # allow | always | deny
     by: str
     note: str | None = None
+    # For an edit: the indexes of the proposed diff's hunks to apply (None: all of them).
+    hunks: list[int] | None = None
 
 
 @dataclass

@@ -115,6 +115,7 @@ class ApprovalResolved(Event):
     decision: str  # allow | always | deny
     by: str  # which view answered, or "policy" / "headless" / "interrupt"
     note: str | None = None
+    hunks: list[int] | None = None  # for an edit: the hunks applied (None: all of them)
 
 
 @dataclass(frozen=True, kw_only=True)

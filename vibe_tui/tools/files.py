@@ -5,7 +5,8 @@ touches a file outside the workspace. Edits keep what the model cannot see: the 
 encoding (UTF-8 or latin-1), BOM, CRLF line endings and mode. They are written
 atomically, and an edit that would break the syntax of a file that parsed cleanly is
 refused. ``preview`` and ``run`` share one planning function, so the diff shown in an
-approval is the diff that lands.
+approval is the diff that lands. ``run_hunks`` lands only the hunks of that diff the
+user kept, and tells the model which ones it rejected.
 """
 
 from __future__ import annotations
@@ -208,6 +209,72 @@ def unified_diff(old: str, new: str, rel: str, created: bool = False) -> str:
     )
 
 
+def decode_text(raw: bytes) -> tuple[str, str, bool] | None:
+    """(text, encoding, bom) of a file's bytes, or None for binary content."""
+    return _decode(raw)
+
+
+def encode_text(text: str, encoding: str, bom: bool) -> bytes:
+    """Bytes for ``text`` as ``decode_text`` found it; UTF-8 when the encoding cannot
+    hold it."""
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
+    return UTF8_BOM + data if bom else data
+
+
+# ---------------------------------------------------------------- hunks
+#
+# A hunk is one group of changes with its context, exactly as ``unified_diff`` groups
+# them (difflib's grouped opcodes with three lines of context), so hunk ``i`` of a diff
+# a view shows is group ``i`` here.
+
+CONTEXT_LINES = 3
+
+
+def _grouped(old: str, new: str) -> tuple[list[str], list[str], list[list[tuple]]]:
+    before, after = _lines_keepends(old), _lines_keepends(new)
+    matcher = difflib.SequenceMatcher(None, before, after)
+    return before, after, list(matcher.get_grouped_opcodes(CONTEXT_LINES))
+
+
+def apply_hunks(old: str, new: str, keep: set[int] | list[int]) -> str:
+    """``old`` with only the hunks of the ``old`` -> ``new`` diff whose index is in
+    ``keep``: every line outside those hunks is as in ``old``."""
+    before, after, groups = _grouped(old, new)
+    kept = set(keep)
+    result: list[str] = []
+    position = 0
+    for index, group in enumerate(groups):
+        if index not in kept:
+            continue
+        for tag, i1, i2, j1, j2 in group:
+            if tag != "equal":
+                result.extend(before[position:i1])
+                result.extend(after[j1:j2])
+                position = i2
+    result.extend(before[position:])
+    return "".join(result)
+
+
+def split_hunks(diff: str) -> list[str]:
+    """The text of each hunk of a unified diff, from its ``@@`` line on."""
+    hunks: list[list[str]] = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("@@"):
+            hunks.append([line])
+        elif hunks:
+            hunks[-1].append(line)
+    return ["".join(lines) for lines in hunks]
+
+
+def _numbers(indexes: list[int]) -> str:
+    """1-based hunk numbers for a reader: "1", "1 and 3", "1, 2 and 4"."""
+    shown = [str(index + 1) for index in indexes]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
@@ -234,6 +301,8 @@ class FileChange:
     diff: str
     summary: str
     warning: str = ""  # appended after the diff in the result
+    old_text: str = ""  # working text before and after: what the diff's hunks split
+    new_text: str = ""
 
     def result_text(self, show_diff: bool) -> str:
         """Summary, then the diff if asked for, then the warning, a blank line apart
@@ -254,6 +323,40 @@ def _write_change(change: FileChange) -> int:
         raise ToolError(f"cannot write {change.rel}: a parent of it is a file, not a folder") from None
     except OSError as error:
         raise ToolError(f"cannot write {change.rel}: {error.strerror}") from None
+
+
+def keep_hunks(change: FileChange, keep: list[int], reviewed_diff: str | None) -> FileChange:
+    """The change with only the hunks the user kept. Refused when the diff is no longer
+    the one the user reviewed: hunk numbers would then name other lines."""
+    if reviewed_diff is not None and change.diff != reviewed_diff:
+        raise ToolError(
+            f"{change.rel} changed on disk after the user reviewed this change, so the hunks "
+            "they picked no longer apply; nothing was written. Read the file again."
+        )
+    hunks = split_hunks(change.diff)
+    kept = sorted({index for index in keep if 0 <= index < len(hunks)})
+    if len(kept) == len(hunks):
+        return change
+    rejected = [index for index in range(len(hunks)) if index not in kept]
+    text = apply_hunks(change.old_text, change.new_text, kept)
+    try:
+        data = _encode_like(text, change.original)
+    except UnicodeEncodeError:  # write_file may bring characters the old encoding lacks
+        data = _encode_like(text, None)
+    diff = unified_diff(change.old_text, text, change.rel, created=change.original is None)
+    summary = (
+        f"{change.rel}: the user applied {_plural(len(kept), 'hunk')} of {len(hunks)}"
+        + (f" (hunk {_numbers(kept)})" if kept else "")
+        + f" and rejected hunk {_numbers(rejected)}. The file now holds exactly the "
+        "applied part of your change (diff below); the rejected part is NOT in the file."
+    )
+    rejected_text = "\n".join(
+        f"Rejected hunk {index + 1} (not applied):\n{hunks[index].rstrip(chr(10))}"
+        for index in rejected
+    )
+    warning = "\n\n".join(part for part in (rejected_text, _syntax_warning(change.path, text)) if part)
+    return FileChange(change.path, change.rel, change.original, data, diff, summary, warning,
+                      change.old_text, text)
 
 
 def _resolve(args: dict[str, Any], ctx: ToolContext, default: str | None = None) -> tuple[Path, str]:
@@ -457,7 +560,8 @@ def plan_write(path: Path, rel: str, content: str, workspace: Path) -> FileChang
     if original is None:
         diff = unified_diff("", content, rel, created=True)
         summary = f"created {rel} ({line_count})"
-        return FileChange(path, rel, None, content.encode("utf-8"), diff, summary, _syntax_warning(path, content))
+        return FileChange(path, rel, None, content.encode("utf-8"), diff, summary,
+                          _syntax_warning(path, content), "", content)
     new_text = content.replace("\r\n", "\n") if original.crlf else content
     old_text = original.working_text()
     try:
@@ -472,7 +576,8 @@ def plan_write(path: Path, rel: str, content: str, workspace: Path) -> FileChang
     else:
         summary = f"wrote {rel} ({line_count}){note}"
     diff = unified_diff(old_text, new_text, rel)
-    return FileChange(path, rel, original, data, diff, summary, _syntax_warning(path, new_text))
+    return FileChange(path, rel, original, data, diff, summary, _syntax_warning(path, new_text),
+                      old_text, new_text)
 
 
 class WriteFileTool:
@@ -505,7 +610,15 @@ class WriteFileTool:
         return (await self._plan(args, ctx)).diff
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self._land(await self._plan(args, ctx), ctx)
+
+    async def run_hunks(self, args: dict[str, Any], ctx: ToolContext, hunks: list[int],
+                        reviewed_diff: str | None) -> ToolOutput:
+        """Write only the hunks the user kept (indexes into the reviewed diff)."""
         change = await self._plan(args, ctx)
+        return await self._land(await in_thread(keep_hunks, change, hunks, reviewed_diff), ctx)
+
+    async def _land(self, change: FileChange, ctx: ToolContext) -> ToolOutput:
         if change.original is None or change.diff:  # identical content: leave mtime alone
             ctx.read_files[change.path] = await in_thread(_write_change, change)
         # A new file's diff is its whole content, which the model just wrote: not repeated.
@@ -767,7 +880,8 @@ def plan_edit(path: Path, rel: str, args: dict[str, Any], workspace: Path) -> Fi
         ) from None
     where = "line" if len(lines) == 1 else "lines"
     summary = f"edited {rel}: {_plural(len(offsets), 'replacement')} at {where} {_line_list(lines)}"
-    return FileChange(path, rel, original, data, unified_diff(text, new_text, rel), summary)
+    return FileChange(path, rel, original, data, unified_diff(text, new_text, rel), summary,
+                      old_text=text, new_text=new_text)
 
 
 class EditFileTool:
@@ -807,7 +921,15 @@ class EditFileTool:
         return (await self._plan(args, ctx)).diff
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return await self._land(await self._plan(args, ctx), ctx)
+
+    async def run_hunks(self, args: dict[str, Any], ctx: ToolContext, hunks: list[int],
+                        reviewed_diff: str | None) -> ToolOutput:
+        """Write only the hunks the user kept (indexes into the reviewed diff)."""
         change = await self._plan(args, ctx)
+        return await self._land(await in_thread(keep_hunks, change, hunks, reviewed_diff), ctx)
+
+    async def _land(self, change: FileChange, ctx: ToolContext) -> ToolOutput:
         ctx.read_files[change.path] = await in_thread(_write_change, change)
         return ToolOutput(change.result_text(show_diff=True), diff=change.diff, meta={"path": change.rel})
 
