@@ -88,6 +88,8 @@ class PreparedCall:
     decision: str | None = None  # the policy's: allow | ask | deny (for the call log)
     reason: str | None = None
     answered_by: str | None = None
+    diff: str | None = None  # the change the user was shown, for an edit that asked
+    hunks: list[int] | None = None  # the hunks of that diff the user kept (None: all)
 
     @property
     def runs_alongside(self) -> bool:
@@ -207,12 +209,19 @@ class AgentLoop:
             reprompted = True
             self.emit(ev.UserMessage, text=EMPTY_ANSWER_PROMPT)
 
+    def _refresh_schemas(self) -> None:
+        """Tools that joined or left since the last call (an MCP server ready mid-turn).
+        Unchanged tools keep the same list, so the request prefix stays byte-identical."""
+        if [schema["function"]["name"] for schema in self.schemas] != list(self.scope.tools):
+            self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
+
     async def _call_model(self) -> ModelResponse:
         session = self.session
         settings = session.model_settings()
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
+        self._refresh_schemas()
         raw = await self._fit_context(settings.model)
         messages = self._request_messages()
         tries = max(1, self.config.model_retries)
@@ -432,6 +441,7 @@ class AgentLoop:
         except ToolError as error:
             prepared.error = str(error)  # it would fail anyway: no need to ask
             return
+        prepared.diff = diff
         approval = session.approvals.open(prepared.call_id, prepared.request, decision.grant)
         session.approval_scopes[approval.approval_id] = self.scope.parent_call_id
         self.emit(ev.ApprovalRequested, approval_id=approval.approval_id,
@@ -463,6 +473,12 @@ class AgentLoop:
                     text = f"denied by the user, who said: {answer.note}"
                 await self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
                 return
+            if answer.hunks is not None and not answer.hunks:
+                text = ("the user rejected every hunk of this change; nothing was written. "
+                        "Do not retry it as it is.")
+                await self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
+                return
+            prepared.hunks = answer.hunks
         await self._execute(prepared)
 
     async def _execute(self, prepared: PreparedCall) -> None:
@@ -470,7 +486,7 @@ class AgentLoop:
         started = time.monotonic()
         runner = current_runner.set(self._subagent_runner(prepared.call_id))
         try:
-            output = await tool.run(prepared.args, self.scope.tool_context)
+            output = await self._run_tool(tool, prepared)
         except ToolError as error:
             output = ToolOutput(text=str(error), ok=False)
         except asyncio.CancelledError:
@@ -483,6 +499,23 @@ class AgentLoop:
             current_runner.reset(runner)
         status = "ok" if output.ok else "error"
         await self._give_result(prepared, output, status, time.monotonic() - started)
+
+    async def _run_tool(self, tool: Tool, prepared: PreparedCall) -> ToolOutput:
+        """Run the tool; an edit's files are recorded before and after (the Changes
+        screen's diffs and reverts), and only the hunks the user kept are applied."""
+        tool_context = self.scope.tool_context
+        paths = prepared.request.paths if prepared.request and prepared.request.kind == "edit" else ()
+        changes = self.session.changes
+        if paths:
+            await asyncio.to_thread(changes.remember, paths)
+        try:
+            run_hunks = getattr(tool, "run_hunks", None)
+            if prepared.hunks is not None and run_hunks is not None:
+                return await run_hunks(prepared.args, tool_context, prepared.hunks, prepared.diff)
+            return await tool.run(prepared.args, tool_context)
+        finally:
+            if paths:
+                await asyncio.to_thread(changes.touched, paths)
 
     def _subagent_runner(self, call_id: str):
         async def run(prompt: str) -> str:

@@ -23,8 +23,10 @@ from vibe_tui.core import history
 from vibe_tui.core.agents_md import Memory, load_memory
 from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook
 from vibe_tui.core.calllog import CallLog, call_log_path
+from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import Event
+from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
@@ -35,6 +37,8 @@ from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
 from vibe_tui.tools.task import TaskTool
 
 _CLOSED = object()
+# How long a turn waits for MCP servers still starting before it goes on without them.
+MCP_TURN_WAIT_S = 15.0
 STOPPED_TURN = "the session stopped before this turn ended"
 
 
@@ -50,6 +54,7 @@ class Session:
         session_id: str | None = None,
         past_events: list[Event] | None = None,
         store_path: Path | None = None,
+        mcp: McpManager | None = None,
     ) -> None:
         self.config = config
         self.workspace = workspace.resolve()
@@ -59,6 +64,10 @@ class Session:
         self.tools: dict[str, Tool] = {t.name: t for t in (tools or default_tools())}
         if tools is None:
             self.tools.setdefault("task", TaskTool())
+        # MCP servers from the config files: started by start_mcp(), never here; their
+        # tools join self.tools as each server becomes ready.
+        self.mcp = mcp if mcp is not None else McpManager.for_workspace(self.workspace)
+        self.mcp.add_listener(self._mcp_changed)
         self.tool_context = ToolContext(
             workspace=self.workspace,
             bash_timeout_default_s=config.bash_timeout_s,
@@ -71,6 +80,8 @@ class Session:
         self.model: str = config.model or ""
         self.grants: set[str] = set()
         self.approvals = ApprovalBook()
+        # What the agent's edits changed since the session started (/diff, reverts).
+        self.changes = ChangeRecord(self.workspace)
         # AGENTS.md is read once: the system prompt stays byte-identical all session.
         self.memory: Memory = load_memory(self.workspace, self.tool_context.cwd)
         self.system_prompt = system_prompt(self.workspace, self.memory.prompt)
@@ -123,12 +134,50 @@ class Session:
         if self.running:
             self._steering.append(text)
             return self._turn_id
-        from vibe_tui.core.loop import AgentLoop  # the loop needs the session's types
-
+        self.start_mcp()
         self._turn_id += 1
         self._turn_task = asyncio.get_running_loop().create_task(
-            AgentLoop(self, self._turn_id).run(text), name=f"turn-{self._turn_id}")
+            self._run_turn(self._turn_id, text), name=f"turn-{self._turn_id}")
         return self._turn_id
+
+    async def _run_turn(self, turn_id: int, text: str) -> None:
+        """One turn. While MCP servers are still starting it first waits for them (a
+        bounded while), so the model's first call already lists their tools."""
+        from vibe_tui.core.loop import INTERRUPTED, AgentLoop  # it needs the session's types
+
+        if self.mcp.starting:
+            names = ", ".join(s.name for s in self.mcp.servers.values() if s.state == "starting")
+            self.emit(ev.Notice, text=f"waiting for MCP servers to start: {names}")
+            try:
+                await self.mcp.wait_settled(MCP_TURN_WAIT_S)
+            except asyncio.CancelledError:  # interrupted while waiting: the prompt is kept
+                self.emit(ev.TurnStarted, prompt=text)
+                self.emit(ev.UserMessage, text=text)
+                self.emit(ev.TurnEnded, state="interrupted", message=INTERRUPTED)
+                return
+        await AgentLoop(self, turn_id).run(text)
+
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers in the background, once (views call this after
+        their first frame; ``send`` does too). Needs the running event loop."""
+        if self._closed or self.mcp.started:
+            return
+        for problem in self.mcp.problems:
+            self.emit(ev.Notice, text=problem)
+        self.mcp.start()
+
+    def _mcp_changed(self, server: McpServer, note: str | None) -> None:
+        """A server changed: its tools in self.tools are replaced by what it has now (none
+        unless ready). The loop lists self.tools when it starts a turn."""
+        from vibe_tui.tools.mcp import McpTool
+
+        for name, tool in list(self.tools.items()):
+            if isinstance(tool, McpTool) and tool.server == server.name:
+                del self.tools[name]
+        for tool in server.tools:
+            self.tools.setdefault(tool.name, tool)
+        if note and not self._closed:
+            self.emit(ev.Notice, text=note)
 
     def interrupt(self) -> bool:
         """Stop the running turn: its processes are killed, its approvals denied, every
@@ -144,19 +193,44 @@ class Session:
         return True
 
     def answer(self, approval_id: str, decision: str, *, note: str | None = None,
-               by: str = "user") -> AnswerOutcome:
+               by: str = "user", hunks: list[int] | None = None,
+               mode: Mode | None = None) -> AnswerOutcome:
+        """Settle an approval. For an edit, ``hunks`` names the hunks of its diff to apply
+        (None: all). ``mode`` switches the session's mode with the answer (``a`` on an
+        edit: accept edits from now on), and settles what the new mode allows."""
         if decision not in DECISIONS:
             raise ValueError(f"decision must be one of {DECISIONS}, not {decision!r}")
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        if hunks is not None and not all(isinstance(h, int) and h >= 0 for h in hunks):
+            raise ValueError("hunks must be a list of hunk indexes (0 or more)")
         pending = self.approvals.get(approval_id)
-        outcome = self.approvals.settle(approval_id, Answer(decision, by, note))
+        outcome = self.approvals.settle(approval_id, Answer(decision, by, note, hunks))
         if outcome.accepted and pending is not None:
             self.emit(ev.ApprovalResolved, approval_id=approval_id, call_id=pending.call_id,
-                      decision=decision, by=by, note=note,
+                      decision=decision, by=by, note=note, hunks=hunks,
                       parent_call_id=self.approval_scopes.pop(approval_id, None))
             if decision == "always" and pending.grant:
                 self.grants.add(pending.grant)
                 self._settle_covered(by)
+            if mode is not None and mode != self.mode:
+                self.set_mode(mode)
+                for other in self.approvals.pending():  # what the new mode no longer asks
+                    if self.decide(other.request).action == "allow":
+                        self.answer(other.approval_id, "allow", by=f"{by} ({mode})")
         return outcome
+
+    async def revert(self, rel: str, hunk: int | None = None) -> str:
+        """Undo the agent's changes to ``rel`` since the session started, or only hunk
+        ``hunk`` of that cumulative diff (``changes.files()``). The model reads what was
+        reverted before its next step. Returns a line for the user; raises
+        ``ChangeError`` (a ValueError) when it cannot be done."""
+        done = await asyncio.to_thread(self.changes.revert, rel, hunk)
+        # Steering is what the loop reads before its next model call (or the next turn's
+        # first): exactly when the model must hear of it.
+        self._steering.extend(self.changes.take_notes())
+        self.emit(ev.Notice, text=f"reverted: {done}")
+        return done
 
     async def events(self, after: int | None = None) -> AsyncIterator[Event]:
         """Every event with an id above ``after``, then live ones until the session closes."""
@@ -238,7 +312,7 @@ class Session:
         """Change settings (endpoint, key, temperature, window...) from the next model call;
         ``model`` among them is announced like ``set_model``. For the settings screen and
         the local model, which is ready only after the session has started."""
-        model = overrides.pop("model", None)
+        model = overrides.get("model")
         self.config = self.config.with_overrides(**overrides)
         self.context.config = self.config
         if model:
@@ -294,6 +368,7 @@ class Session:
         from vibe_tui.tools.interactive import close_all  # pseudo-terminals end with us
 
         await close_all(self.tool_context)
+        await self.mcp.close()
         self._closed = True
         for queue in self._subscribers:
             queue.put_nowait(_CLOSED)

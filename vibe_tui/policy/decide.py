@@ -16,7 +16,12 @@ In order, the first that applies wins:
 7. an allow rule or a session grant covers the call: allow;
 8. by kind: reads allowed; edits allowed in accept-edits and asked in default; commands
    allowed when read-only and every path they name stays in the workspace once symbolic
-   links are followed, else asked, offering the analysis' grant.
+   links are followed, else asked, offering the analysis' grant; an MCP tool
+   (``mcp__<server>__<tool>``) asks, offering a grant of that one tool.
+
+An MCP server's own hints (``readOnlyHint``...) are shown in the reason and grant nothing:
+the server is a program we did not write, and its word is all the hint is. In plan mode
+MCP tools are denied for the same reason.
 
 Plan mode comes before the guard of step 4 (the spec had it after): in plan mode an edit
 to ``.git/hooks`` is denied rather than asked, which is the stricter answer.
@@ -56,6 +61,8 @@ from vibe_tui.policy.shell import (
 )
 from vibe_tui.policy.types import Decision, PolicyContext
 from vibe_tui.tools.base import ToolRequest
+from vibe_tui.tools.mcp import PREFIX as MCP_PREFIX
+from vibe_tui.tools.mcp import McpRequest
 from vibe_tui.tools.paths import is_inside
 
 # How many paths one wildcard may expand to before the rest go unchecked, and how many
@@ -107,6 +114,9 @@ def _is_edit(request: ToolRequest) -> bool:
 
 
 def _plan(request: ToolRequest, workspace: Path) -> Decision:
+    if request.tool.startswith(MCP_PREFIX):
+        return Decision("deny", "plan mode: MCP tools do not run (a server's read-only "
+                        "hint is its own claim)" + _mcp_hints(request))
     if request.kind == "read":
         return Decision("allow", "reading is allowed in plan mode")
     if request.kind == "exec" and request.command is not None:
@@ -125,12 +135,26 @@ def _by_kind(request: ToolRequest, ctx: PolicyContext) -> Decision:
         if ctx.mode == "accept-edits":
             return Decision("allow", "accept-edits mode allows edits")
         return Decision("ask", "edits ask in default mode", grant="Edit")
+    if request.tool.startswith(MCP_PREFIX):
+        return _mcp(request)
     if request.command is None:
         return Decision("ask", f"{request.tool} runs a program", grant=request.tool)
     analysis = analyse_command(request.command)
     if analysis.read_only:
         return _read_only_command(analysis, request, ctx.workspace)
     return Decision("ask", analysis.reason, grant=analysis.grant)
+
+
+def _mcp(request: ToolRequest) -> Decision:
+    server = (request.server if isinstance(request, McpRequest)
+              else request.tool[len(MCP_PREFIX):].split("__")[0])
+    return Decision("ask", f"a tool of the MCP server {server}; MCP tools ask unless a "
+                    f"rule allows them{_mcp_hints(request)}", grant=request.tool)
+
+
+def _mcp_hints(request: ToolRequest) -> str:
+    hints = request.hints if isinstance(request, McpRequest) else ()
+    return f" (the server says: {', '.join(hints)})" if hints else ""
 
 
 def _read_only_command(analysis: CommandAnalysis, request: ToolRequest,

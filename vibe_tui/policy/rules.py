@@ -8,6 +8,7 @@
     Read(//etc/hosts)    an absolute path             Read(~/.ssh/**)  below the home folder
     Write(docs/**)       same as Edit                 WebFetch(domain:example.com)
     read_file, mcp__server__tool                      one tool by its exact name
+    mcp__server, mcp__server__*                       every tool of one MCP server
 
 Path specifiers are gitignore patterns (the ``pathspec`` package): a pattern without a
 slash matches at any depth, a leading ``/`` or ``./`` anchors it at the workspace, and a
@@ -62,8 +63,24 @@ class Rule:
         return self.tool_family if self.specifier is None else f"{self.tool_family}({self.specifier})"
 
 
+MCP_PREFIX = "mcp__"
+
+
 def _valid_name(name: str) -> bool:
+    if name.startswith(MCP_PREFIX) and name.endswith("*"):
+        name = name[:-1]  # mcp__git__*: a trailing wildcard, for MCP tools only
     return bool(name) and name[0].isalpha() and all(c.isalnum() or c in "_-" for c in name)
+
+
+def _mcp_rule_covers(rule_name: str, tool: str) -> bool:
+    """``mcp__git__*`` and ``mcp__git`` (Claude Code's spelling) name every tool of the
+    server git; tool names never hold ``__`` inside a part (vibe_tui.tools.mcp)."""
+    if not (rule_name.startswith(MCP_PREFIX) and tool.startswith(MCP_PREFIX)):
+        return False
+    if rule_name.endswith("*"):
+        return tool.startswith(rule_name[:-1])
+    server_only = "__" not in rule_name[len(MCP_PREFIX):]
+    return server_only and tool.startswith(rule_name + "__")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -92,6 +109,8 @@ def _rule_family(rule: Rule) -> str | None:
 
 def _applies(rule: Rule, tool: str, sense: Sense) -> bool:
     if tool in FAMILIES.get(rule.tool_family, frozenset({rule.tool_family})):
+        return True
+    if _mcp_rule_covers(rule.tool_family, tool):
         return True
     # What an edit's diff or a command's output shows is read too, so a Read deny with
     # a path also guards edits and (as far as the words of a command tell) commands.

@@ -1,0 +1,7 @@
+"""MCP servers: their configuration and the session's manager (see ``manager``)."""
+
+from vibe_tui.core.mcp.config import ServerSpec, SpecError, load_server_specs, parse_spec
+from vibe_tui.core.mcp.manager import McpManager, McpServer
+
+__all__ = ["McpManager", "McpServer", "ServerSpec", "SpecError", "load_server_specs",
+           "parse_spec"]
