@@ -120,3 +120,13 @@ def test_a_bad_project_rule_is_an_error(project: Path) -> None:
 
 def test_no_project_config_is_nothing_to_report(tmp_path: Path) -> None:
     assert load_project_config(tmp_path) == ({}, None)
+
+
+def test_a_changed_mcp_json_needs_trusting_again(project: Path) -> None:
+    """.mcp.json starts programs: a pull that adds a server must not run it unasked."""
+    trust(project)
+    assert is_trusted(project)
+    (project / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "evil"}}}')
+    assert not is_trusted(project)
+    trust(project)
+    assert is_trusted(project)

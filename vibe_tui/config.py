@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,29 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir("vibe-tui"))
 
 
+class _Clear:
+    def __repr__(self) -> str:
+        return "CLEAR"
+
+
+CLEAR: Any = _Clear()
+"""``config.with_overrides(api_base=CLEAR)``: back to the default, where None means "keep"."""
+
+
 @dataclass
 class Config:
     model: str | None = None
     """LiteLLM model string, e.g. ``openai/gpt-4.1`` or ``anthropic/claude-sonnet-4-5``."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server, or a provider's non-default endpoint."""
-    api_key: str | None = None
-    """A key given directly; usually left empty so the provider's own env variable is used."""
+    api_key: str | None = field(default=None, repr=False)
+    """A key given directly; usually left empty so the provider's own env variable is used.
+    Kept out of ``repr`` so a logged Config never shows it."""
+    provider: str | None = None
+    """The settings screen's provider id (``openai``, ``ollama``, ``local`` ...): which entry
+    it shows first. ``local``: the embedded model (``local_model_name``) is used."""
+    local_model_name: str | None = None
+    """The embedded model to run when ``provider = "local"``, e.g. ``qwen2.5-coder-0.5b``."""
     mode: Mode = "default"
     """default: edits and commands ask; accept-edits; plan: read only; yolo: all but denied."""
     allow: list[str] = field(default_factory=list)
@@ -107,11 +123,18 @@ class Config:
                     raise ValueError(f"{kind} rule {rule!r} is not valid: {exc}") from None
 
     def with_overrides(self, **values: Any) -> Config:
-        known = {f.name for f in fields(self)}
+        """A copy with ``values`` set; None leaves a field as it is (an absent flag), the
+        ``CLEAR`` marker sets it back to its default (no base URL, no key)."""
+        defaults = {f.name: f for f in fields(self)}
         merged = {f.name: getattr(self, f.name) for f in fields(self)}
         for key, value in values.items():
-            if key in known and value is not None:
-                merged[key] = value
+            if key not in defaults or value is None:
+                continue
+            if value is CLEAR:
+                default = defaults[key]
+                value = default.default_factory() if default.default_factory is not MISSING \
+                    else default.default
+            merged[key] = value
         return Config(**merged)
 
 
@@ -172,6 +195,9 @@ TRUST_FILE = "trusted_folders.json"
 RULE_KINDS = ("allow", "deny", "ask")
 
 
+MCP_JSON = ".mcp.json"  # MCP servers in the format Claude Code reads
+
+
 def project_config_path(workspace: Path) -> Path:
     return workspace / PROJECT_CONFIG
 
@@ -207,13 +233,16 @@ def is_trusted(workspace: Path) -> bool:
     entry = _trusted_folders().get(_folder_key(workspace))
     if not isinstance(entry, dict):
         return False
-    return entry.get("config_sha256") == _digest(project_config_path(workspace))
+    # .mcp.json starts programs: a pull that changes it must be trusted again too.
+    return (entry.get("config_sha256") == _digest(project_config_path(workspace))
+            and entry.get("mcp_json_sha256") == _digest(workspace / MCP_JSON))
 
 
 def trust(workspace: Path) -> None:
     """Remember that the user trusts this folder's project config as it is now."""
     folders = _trusted_folders()
-    folders[_folder_key(workspace)] = {"config_sha256": _digest(project_config_path(workspace))}
+    folders[_folder_key(workspace)] = {"config_sha256": _digest(project_config_path(workspace)),
+                                       "mcp_json_sha256": _digest(workspace / MCP_JSON)}
     path = _trust_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.with_suffix(".tmp")
@@ -252,3 +281,189 @@ def apply_project_config(config: Config, workspace: Path) -> tuple[Config, str |
     rules, ignored = load_project_config(workspace)
     merged = {kind: [*getattr(config, kind), *rules.get(kind, [])] for kind in RULE_KINDS}
     return config.with_overrides(**merged), ignored
+
+
+# -- the model choice, saved by the settings screen -----------------------------------
+
+CONFIG_FILE = "config.toml"
+CREDENTIALS_FILE = "credentials.toml"
+
+
+def config_path() -> Path:
+    return config_dir() / CONFIG_FILE
+
+
+def toml_string(value: str) -> str:
+    # JSON's string escapes (quote, backslash, newline, \uXXXX) are valid in TOML too.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def save_model_choice(*, provider: str, model: str | None, api_base: str | None,
+                      context_window: int | None, local_model_name: str | None = None,
+                      path: Path | None = None) -> Path:
+    """Write the chosen provider, model and base URL at the top of ``config.toml`` and the
+    context-window override under ``[models."<model>"]``, editing only those lines: the
+    user's other settings and comments stay as they were. A file that does not parse is
+    left untouched (ValueError says where)."""
+    path = path or config_path()
+    original = path.read_text(encoding="utf-8") if path.is_file() else ""
+    try:
+        before = tomllib.loads(original)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path} is not valid TOML ({exc}); fix it before saving") from None
+    root = {"provider": provider, "model": model, "api_base": api_base,
+            "local_model_name": local_model_name}
+    lines = original.splitlines()
+    for key, value in root.items():
+        lines = _set_root_key(lines, key, None if value is None else toml_string(value))
+    if model and context_window is not None:
+        lines = _set_table_key(lines, f"models.{toml_string(model)}", "context_window",
+                               str(int(context_window)))
+    text = "\n".join(lines).strip("\n") + "\n"
+    _check_edit(path, before, text, root, model, context_window)
+    _write_atomically(path, text, mode=None)
+    return path
+
+
+def _check_edit(path: Path, before: dict[str, Any], text: str, root: dict[str, Any],
+                model: str | None, context_window: int | None) -> None:
+    """Never write a file we could not read back, or one whose other settings moved."""
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        after = None
+    expected = {k: v for k, v in before.items() if k not in root}
+    expected.update({k: v for k, v in root.items() if v is not None})
+    if model and context_window is not None:
+        models = expected.setdefault("models", {})
+        models[model] = {**models.get(model, {}), "context_window": int(context_window)}
+    if after != expected:
+        raise ValueError(f"{path}: its layout is too unusual to edit in place; set "
+                         f"provider, model and api_base there by hand")
+
+
+_TABLE_HEADER = re.compile(r"^\s*\[\[?[^\[\]=,]+\]\]?\s*(#.*)?$")
+
+
+def _key_pattern(key: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*{re.escape(key)}\s*=")
+
+
+def _is_header(line: str) -> bool:
+    return bool(_TABLE_HEADER.match(line))
+
+
+def _root_end(lines: list[str]) -> int:
+    """Index of the first table header: root keys live above it."""
+    for index, line in enumerate(lines):
+        if _is_header(line):
+            return index
+    return len(lines)
+
+
+def _set_root_key(lines: list[str], key: str, value: str | None) -> list[str]:
+    end = _root_end(lines)
+    pattern = _key_pattern(key)
+    kept = [line for line in lines[:end] if not pattern.match(line)]
+    if value is not None:
+        # After the leading comment block, so a file's header comment stays on top.
+        at = 0
+        while at < len(kept) and kept[at].lstrip().startswith("#"):
+            at += 1
+        kept.insert(at, f"{key} = {value}")
+    return kept + lines[end:]
+
+
+def _set_table_key(lines: list[str], table: str, key: str, value: str) -> list[str]:
+    header = f"[{table}]"
+    starts = [i for i, line in enumerate(lines) if line.strip() == header]
+    if not starts:
+        return [*lines, "", header, f"{key} = {value}"]
+    start = starts[0] + 1
+    end = start
+    while end < len(lines) and not _is_header(lines[end]):
+        end += 1
+    pattern = _key_pattern(key)
+    body = [line for line in lines[start:end] if not pattern.match(line)]
+    return [*lines[:start], f"{key} = {value}", *body, *lines[end:]]
+
+
+def _write_atomically(path: Path, text: str, *, mode: int | None) -> None:
+    """Whole or not at all; with ``mode`` the file never exists with wider rights."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    descriptor = os.open(scratch, flags, 0o600 if mode is None else mode)
+    try:
+        if mode is not None:
+            os.fchmod(descriptor, mode)  # the umask may have narrowed or the file existed
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+    if mode is None and path.exists():
+        os.chmod(scratch, path.stat().st_mode & 0o777)  # keep the user's own rights
+    elif mode is None:
+        os.chmod(scratch, 0o644 & ~_umask())
+    os.replace(scratch, path)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+# -- keys typed in the settings screen ------------------------------------------------
+
+
+def credentials_path() -> Path:
+    return config_dir() / CREDENTIALS_FILE
+
+
+def stored_keys(path: Path | None = None) -> dict[str, str]:
+    """Keys by provider id, from the 0600 credentials file; {} when there is none."""
+    path = path or credentials_path()
+    try:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path} is not valid TOML ({exc})") from None
+    keys = raw.get("keys", {})
+    return {str(k): v for k, v in keys.items() if isinstance(v, str) and v} \
+        if isinstance(keys, dict) else {}
+
+
+def store_key(provider: str, key: str, path: Path | None = None) -> Path:
+    """Keep ``key`` for ``provider`` in the credentials file, readable by the user only."""
+    path = path or credentials_path()
+    keys = {**stored_keys(path), provider: key.strip()}
+    body = "\n".join(f"{toml_string(name)} = {toml_string(value)}"
+                     for name, value in sorted(keys.items()))
+    text = ("# API keys typed in vibe-tui's settings screen. Keep this file private.\n"
+            f"[keys]\n{body}\n")
+    _write_atomically(path, text, mode=0o600)
+    return path
+
+
+def use_stored_keys(config: Config, key_envs: dict[str, tuple[str, ...]],
+                    environ: dict[str, str] | None = None) -> Config:
+    """At start: each stored key goes into its provider's environment variable when that
+    is unset (a key set in the environment wins), and a key for a provider that reads
+    none (an OpenAI-compatible server) into ``api_key`` when that provider is the
+    configured one. ``key_envs`` maps provider ids to their variables."""
+    environ = os.environ if environ is None else environ
+    try:
+        keys = stored_keys()
+    except ValueError:
+        return config  # a damaged file must not stop the app; the screen reports it
+    for provider, key in keys.items():
+        names = key_envs.get(provider, ())
+        if names and not any(environ.get(name) for name in names):
+            environ[names[0]] = key
+        elif not names and provider == config.provider and config.api_key is None:
+            config = config.with_overrides(api_key=key)
+    return config

@@ -173,6 +173,10 @@ class ContextTracker:
 
     # -- the window
 
+    def forget_windows(self) -> None:
+        """The settings changed (a window override, another endpoint): look again."""
+        self._windows.clear()
+
     async def window(self, model: str) -> Window:
         window = self._windows.get(model)
         if window is None:

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 def needs_local_model(session: Session) -> bool:
     """No model configured anywhere (nor restored from a resumed session): the app must
     still work, with no key at all."""
-    return not session.model
+    return not session.model or (session.config.provider == "local"
+                                 and not session.config.local_model)
 
 
 async def boot_local_model(session: Session,
@@ -25,7 +26,8 @@ async def boot_local_model(session: Session,
     The caller owns the returned server and stops it when the app ends."""
     from vibe_tui.core.local_model import CONTEXT_SIZE, start_default_local_model
 
-    model, api_base, server = await start_default_local_model(progress)
+    model, api_base, server = await start_default_local_model(
+        progress, session.config.local_model_name)
     # Greedy decoding: a small model's tool calls break far more often when sampled.
     session.configure(model=model, api_base=api_base, api_key=server.api_key,
                       temperature=0.0, context_window=CONTEXT_SIZE, local_model=True)

@@ -66,6 +66,8 @@ class ModelSettings:
     timeout_s: float = 120.0
     temperature: float | None = None
     max_tokens: int | None = None  # cap on the answer (summaries); None: the provider's
+    # Small local models write calls as JSON in their text: read those as real calls.
+    text_tool_calls: bool = False
 
 
 @dataclass
@@ -165,7 +167,21 @@ async def stream_completion(
         raise classify_error(exc, litellm, response) from exc
     response.text = "".join(text_parts)
     response.tool_calls = assembler.calls()
+    if settings.text_tool_calls and tools and not response.tool_calls and response.text:
+        _calls_from_text(response, tools)
     return response
+
+
+def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]]) -> None:
+    """The fallback for calls a small model wrote as JSON in its answer. The text already
+    streamed to the view as it came; the history keeps only what is left of it."""
+    from vibe_tui.core.local_model import tool_calls_from_text
+
+    names = {tool.get("function", {}).get("name") for tool in tools} - {None}
+    kept, calls = tool_calls_from_text(response.text, names)
+    if calls:
+        response.text, response.tool_calls = kept, calls
+        response.finish_reason = "tool_calls"
 
 
 def _request(
@@ -339,3 +355,36 @@ def describe_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"the arguments must be a JSON object, got {type(value).__name__}"
     return value, None
+
+
+# ---- for the settings screen ----------------------------------------------------------
+
+
+def provider_models(providers: tuple[str, ...], prefix: str) -> list[str]:
+    """LiteLLM's chat models for these providers (its bundled list, no network), as model
+    strings starting with ``prefix/``, sorted."""
+    return list(_provider_models(providers, prefix))
+
+
+@functools.cache
+def _provider_models(providers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
+    found: set[str] = set()
+    for name, info in litellm_module().model_cost.items():
+        if info.get("litellm_provider") not in providers or info.get("mode") != "chat":
+            continue
+        if "*" in name or name.startswith("ft:"):  # patterns and fine-tune templates
+            continue
+        found.add(name if name.startswith(prefix + "/") else f"{prefix}/{name}")
+    return tuple(sorted(found))
+
+
+async def probe(settings: ModelSettings) -> float:
+    """A one-token request: seconds until it completed, or ModelError with the provider's
+    own message."""
+    started = time.monotonic()
+    one_token = ModelSettings(model=settings.model, api_base=settings.api_base,
+                              api_key=settings.api_key, timeout_s=settings.timeout_s,
+                              max_tokens=1)
+    await stream_completion(one_token, [{"role": "user", "content": "Say OK."}], [],
+                            lambda _text: None)
+    return time.monotonic() - started

@@ -315,13 +315,15 @@ class Session:
         model = overrides.get("model")
         self.config = self.config.with_overrides(**overrides)
         self.context.config = self.config
+        self.context.forget_windows()
         if model:
             self.set_model(model)
 
     def model_settings(self) -> ModelSettings:
         return ModelSettings(model=self.model, api_base=self.config.api_base,
                              api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,
-                             temperature=self.config.temperature)
+                             temperature=self.config.temperature,
+                             text_tool_calls=self.config.local_model)
 
     def compaction_settings(self, max_tokens: int) -> ModelSettings:
         """The summary writer: ``compaction_model`` when set. The session's endpoint and

@@ -2,8 +2,8 @@
 
 Enter sends (during a turn the session treats it as steering); Shift+Enter, Alt+Enter or
 Ctrl+J insert a newline; Up and Down walk the history from the first and last line;
-``/`` completes slash commands and ``@`` completes workspace paths from a short list
-shown above the prompt.
+``/`` completes slash commands, ``/model `` model names and ``@`` workspace paths from a
+short list shown above the prompt.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ SKIPPED_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "
 MAX_INDEXED_FILES = 20_000
 PATHS_FRESH_S = 15.0
 MENTION = re.compile(r"(?:^|\s)@(\S*)$")
+MODEL_COMMAND = "/model "
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,16 @@ def workspace_files(workspace: Path) -> list[str]:
         if len(found) >= MAX_INDEXED_FILES:
             break
     return found
+
+
+def match_models(models: list[str], fragment: str) -> list[str]:
+    """Models containing ``fragment`` in the given order (recent ones come first): the
+    exact name first (Enter then sends it), then those starting with it."""
+    lowered = fragment.lower()
+    hits = [m for m in models if lowered in m.lower()]
+    return sorted(hits, key=lambda m: (m.lower() != lowered, not (
+        m.lower().startswith(lowered) or m.lower().split("/", 1)[-1].startswith(lowered)))
+                  )[:MAX_COMPLETIONS]
 
 
 def match_paths(paths: list[str], fragment: str) -> list[str]:
@@ -123,11 +135,13 @@ class PromptInput(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, workspace: Path, commands: list[tuple[str, str]], **kwargs) -> None:
+    def __init__(self, workspace: Path, commands: list[tuple[str, str]], *,
+                 model_names: Callable[[], list[str]] | None = None, **kwargs) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
                          placeholder=PLACEHOLDER, highlight_cursor_line=False, **kwargs)
         self.workspace = workspace
         self.commands = commands  # (name, one-line help)
+        self.model_names = model_names  # what ``/model `` offers, asked as it is typed
         self.past_prompts: list[str] = []
         self._history_index: int | None = None  # None: editing a fresh draft
         self._draft = ""
@@ -219,6 +233,8 @@ class PromptInput(TextArea):
         if row == 0 and before.startswith("/") and " " not in before:
             return [Completion(len(before), name + " ", description)
                     for name, description in self.commands if name.startswith(before)]
+        if row == 0 and before.startswith(MODEL_COMMAND) and self.model_names is not None:
+            return self._model_completions(before.removeprefix(MODEL_COMMAND))
         mention = MENTION.search(before)
         if mention is None:
             return []
@@ -229,6 +245,13 @@ class PromptInput(TextArea):
         fragment = mention.group(1)
         return [Completion(len(fragment) + 1, "@" + path + ("" if path.endswith("/") else " "))
                 for path in match_paths(self._paths, fragment)]
+
+    def _model_completions(self, fragment: str) -> list[Completion]:
+        if " " in fragment.strip():
+            return []
+        fragment = fragment.lstrip()
+        return [Completion(len(fragment), name)
+                for name in match_models(self.model_names(), fragment)]
 
     def _index_workspace(self) -> None:
         # Keep the old list meanwhile; the walk's results arrive in a moment.
