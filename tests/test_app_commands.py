@@ -45,16 +45,18 @@ async def test_mode_and_model_commands_change_the_session(fake_llm, tmp_path):
         assert fake_llm.requests == []  # commands never reach the model
 
 
-async def test_help_unknown_and_not_yet_available(fake_llm, tmp_path):
+async def test_help_unknown_and_settings(fake_llm, tmp_path):
+    from vibe_tui.screens.settings import SettingsScreen
+
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/help")
         await submit(pilot, "/frobnicate")
-        await submit(pilot, "/settings")
-        help_text, unknown, settings = entries(app, ".-notice")
+        help_text, unknown = entries(app, ".-notice")
         assert "/model NAME" in help_text and "Shift+Tab" in help_text
         assert unknown == "unknown command /frobnicate: /help lists the commands"
-        assert settings == "/settings is not available yet"
+        await submit(pilot, "/settings")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
         assert fake_llm.requests == []
 
 
@@ -210,3 +212,61 @@ async def test_resume_picks_an_earlier_session_and_redraws_it(fake_llm, tmp_path
         last_request = fake_llm.requests[-1]["messages"]
         assert "the earlier question" in str(last_request)
         assert "a later question" not in str(last_request)
+
+
+async def test_diff_and_ctrl_d_open_the_changes_of_the_session(fake_llm, tmp_path):
+    from vibe_tui.screens.changes import ChangesScreen
+    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+
+    (tmp_path / "notes.txt").write_text("one\n")
+    fake_llm.push(tool_calls(tool_call("write_file", {"path": "notes.txt",
+                                                      "content": "one\ntwo\n"})),
+                  text("added a line"))
+    app = make_app(fake_llm, tmp_path, mode="accept-edits")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "add a line")
+        await wait_turns_ended(pilot, app.session)
+        await submit(pilot, "/diff")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen)
+                       and app.screen.current is not None, what="the changes screen")
+        assert app.screen.current.rel == "notes.txt" and app.screen.current.added == 1
+        app.screen.action_close()
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChangesScreen), what="closed")
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen), what="ctrl+d")
+
+
+async def test_an_untrusted_project_config_is_shown_and_trust_applies_its_rules(fake_llm,
+                                                                                tmp_path):
+    from vibe_tui.app import VibeApp
+    from vibe_tui.cli import build_parser, config_from_args, open_session
+    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+
+    (tmp_path / ".vibe").mkdir()
+    (tmp_path / ".vibe" / "config.toml").write_text('[permissions]\nallow = ["Bash(touch:*)"]\n')
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "touch made.txt"})), text("made"))
+    args = build_parser().parse_args(["-C", str(tmp_path), "--model", fake_llm.model,
+                                      "--api-base", fake_llm.base_url])
+    app = VibeApp(open_session(args, config_from_args(args), interactive=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: any("ignored .vibe/config.toml" in e and "/trust" in e
+                                          for e in entries(app, ".-notice")), what="notice")
+        assert "Bash(touch:*)" not in app.session.config.allow
+        await submit(pilot, "/trust")
+        assert "Bash(touch:*)" in app.session.config.allow
+        assert "trusted: its rules apply" in entries(app, ".-notice")[-1]
+        await submit(pilot, "make a file")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "made.txt").exists()  # allowed by the project's rule: no question
+        assert events_of(app.session, ev.ApprovalRequested) == []
+        await submit(pilot, "/trust")
+        assert entries(app, ".-notice")[-1] == "this folder is already trusted as it is now"
+
+
+async def test_mcp_opens_the_servers_screen(fake_llm, tmp_path):
+    from vibe_tui.screens.mcp import McpScreen
+
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/mcp")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), what="the MCP screen")

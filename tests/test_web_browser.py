@@ -263,3 +263,41 @@ async def test_markup_in_tool_output_and_model_text_shows_as_text_and_runs_nothi
     assert await page.locator("#log img, #log script, #log b, #log a").count() == 0
     await page.hover(".msg.assistant")
     assert await page.evaluate("window.pwned") is None
+
+
+async def test_the_tui_serves_the_web_view_and_a_browser_answer_closes_its_modal(
+        fake_llm, browser, tmp_path):
+    """``vibe-tui --web``: the link in the status bar (never in the session log); the
+    terminal shows the approval modal; the browser answers first and the modal closes."""
+    from app_helpers import SIZE, wait_for
+    from vibe_tui.app import VibeApp
+    from vibe_tui.screens.approval import ApprovalScreen
+
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "touch made.txt"})), text("made it"))
+    app = VibeApp(make_session(fake_llm, tmp_path), web_port=0)
+    context = await browser.new_context()
+    page = await context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.status_bar.web_url, timeout=30, what="the link")
+            url = app.status_bar.web_url
+            assert url == app.web_view.url and "token=" in url
+            assert not any(url in str(event.to_json()) for event in app.session.event_log)
+            await page.goto(url)
+            await page.wait_for_selector("#conn[data-state=connected]")
+            app.session.send("make a file")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="modal")
+            card = page.locator(".approval")
+            await card.get_by_role("button", name="Allow", exact=True).click()
+            await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen),
+                           timeout=30, what="the modal to close")
+            await wait_for(pilot, lambda: not app.session.running and of_type(
+                app.session, ev.TurnEnded), timeout=30, what="the turn to end")
+            assert (tmp_path / "made.txt").exists()
+            resolved = of_type(app.session, ev.ApprovalResolved)
+            assert [(r.decision, r.by) for r in resolved] == [("allow", "web")]
+            await app.action_quit()
+        assert not app.web_view.running
+    finally:
+        await context.close()

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from vibe_tui.screens.approval import ApprovalChoice, ApprovalScreen
 
 DOUBLE_CTRL_C_S = 2.0
+TERMINAL_KEYS_ACTIONS = ("ctrl_c", "cycle_mode", "changes")
 
 
 class SessionEvent(Message):
@@ -58,6 +59,8 @@ class VibeApp(App[int]):
         Binding("ctrl+c", "ctrl_c", "interrupt, clear, quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "cycle mode", show=False, priority=True),
         Binding("ctrl+q", "quit", "quit", show=False, priority=True),
+        # Priority: the prompt (a TextArea) would take it as "delete right".
+        Binding("ctrl+d", "changes", "changes", show=False, priority=True),
     ]
 
     conversation = getters.query_one(Conversation)
@@ -65,9 +68,11 @@ class VibeApp(App[int]):
     status_bar = getters.query_one(StatusBar)
     prompt = getters.query_one(PromptInput)
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, web_port: int | None = None) -> None:
         super().__init__()
         self.session = session
+        self.web_port = web_port  # None: no browser view; 0: any free port
+        self.web_view = None  # the WebView once started
         self.commands = CommandRunner(self)
         self._last_ctrl_c = float("-inf")
         self._waiting: list[ev.ApprovalRequested] = []  # behind the one on screen
@@ -81,7 +86,8 @@ class VibeApp(App[int]):
             yield Conversation(id="conversation")
             yield Timeline(id="timeline")
         yield CompletionList(id="completions")
-        yield PromptInput(self.session.workspace, completions(), id="prompt")
+        yield PromptInput(self.session.workspace, completions(), model_names=self._model_names,
+                          id="prompt")
         yield StatusBar(self.session, id="status")
 
     def on_mount(self) -> None:
@@ -92,6 +98,25 @@ class VibeApp(App[int]):
 
         if needs_local_model(self.session):
             self._boot_local_model()
+        self.call_after_refresh(self.session.start_mcp)
+        if self.web_port is not None:
+            self._start_web_view()
+
+    @work(group="web-view", exit_on_error=False)
+    async def _start_web_view(self) -> None:
+        """The browser view on this app's own loop. Its link holds the run's token, so it
+        is shown here and never becomes a session event (events go to the log)."""
+        from vibe_tui.web.server import WebView
+
+        self.web_view = WebView(self.session, self.web_port)
+        try:
+            url = await self.web_view.start()
+        except OSError as exc:
+            self.web_view = None
+            self.conversation.add_entry(f"the web view could not start: {exc}", "-error")
+            return
+        self.status_bar.web_url = url
+        self.conversation.add_entry(f"web view: {url}", "-notice")
 
     @property
     def local_model_starting(self) -> bool:
@@ -115,6 +140,35 @@ class VibeApp(App[int]):
         held, self._held = self._held, []
         for text in held:
             self.session.send(text)
+
+    def _model_names(self) -> list[str]:
+        from vibe_tui.core.providers import completion_models
+
+        return completion_models(self.session.model, self.session.config.api_base)
+
+    def open_settings(self) -> None:
+        from vibe_tui.screens.settings import SettingsScreen
+
+        self.push_screen(SettingsScreen(self.session, local_endpoint=self._local_endpoint),
+                         callback=self._settings_applied)
+
+    def _settings_applied(self, result) -> None:
+        if result is not None:
+            self.conversation.add_entry(result.summary(), "-notice")
+
+    async def _local_endpoint(self, name: str) -> tuple[str, str, str]:
+        """The settings screen chose the embedded model ``name``: (model, base URL, key),
+        starting it (or swapping the one running) as needed."""
+        from vibe_tui.core.local_model import start_default_local_model
+
+        old = self._local_server
+        if old is None or not old.running or old.name != name:
+            _, _, self._local_server = await start_default_local_model(
+                self._show_local_progress, name)
+            if old is not None:
+                await old.stop()
+        server = self._local_server
+        return server.model_string, server.base_url, server.api_key
 
     def _show_local_progress(self, done: int, total: int, phase: str) -> None:
         words = {"download": "downloading", "verify": "verifying", "start": "loading"}
@@ -192,6 +246,11 @@ class VibeApp(App[int]):
         await self.recompose()
         self.prompt.focus()
         self._follow_events()
+        self.session.start_mcp()
+        if self.web_view is not None:  # same port and token: open tabs reconnect to it
+            await self.web_view.stop()
+            self.web_view.session = resumed
+            self.status_bar.web_url = await self.web_view.start()
 
     def on_timeline_call_selected(self, message: Timeline.CallSelected) -> None:
         item = self.conversation.tool_item(message.call_id)
@@ -203,8 +262,15 @@ class VibeApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # With a modal open (approval, palette) Esc and Shift+Tab belong to it.
-        if action in ("interrupt", "cycle_mode") and isinstance(self.screen, ModalScreen):
+        if action in ("interrupt", "cycle_mode", "changes") and isinstance(self.screen,
+                                                                         ModalScreen):
             return False
+        # A focused terminal takes these keys for its program (Ctrl+D ends a REPL).
+        if action in TERMINAL_KEYS_ACTIONS and self.focused is not None:
+            from vibe_tui.widgets.terminal_view import TerminalView  # pyte: not at start-up
+
+            if isinstance(self.focused, TerminalView):
+                return False
         return True
 
     def action_interrupt(self) -> None:
@@ -224,6 +290,12 @@ class VibeApp(App[int]):
         else:
             self.notify("Ctrl+C again to quit", timeout=DOUBLE_CTRL_C_S)
 
+    def action_changes(self) -> None:
+        from vibe_tui.screens.changes import ChangesScreen
+
+        if not isinstance(self.screen, ChangesScreen):
+            self.push_screen(ChangesScreen(self.session))
+
     def action_cycle_mode(self) -> None:
         following = MODES[(MODES.index(self.session.mode) + 1) % len(MODES)]
         self.session.set_mode(following)
@@ -237,12 +309,16 @@ class VibeApp(App[int]):
         server, self._local_server = self._local_server, None
         if server is not None:
             await server.stop()
+        if self.web_view is not None:
+            await self.web_view.stop()
 
     # ---- approvals ----------------------------------------------------------------------
 
     def _follow_approval(self, event: ev.ApprovalRequested | ev.ApprovalResolved) -> None:
         if isinstance(event, ev.ApprovalRequested):
             if self.session.approvals.get(event.approval_id) is not None:  # not a replay
+                if self._shown is not None and self._shown.add_file(event):
+                    return  # another file of the change on screen: listed there
                 self._waiting.append(event)
         else:
             self._waiting = [a for a in self._waiting if a.approval_id != event.approval_id]
@@ -252,6 +328,8 @@ class VibeApp(App[int]):
                 self._shown = None
                 if event.by != "tui":  # answered in another view, or by "always"
                     shown.settled_elsewhere(event.by, event.decision)
+            elif shown is not None and shown.covers(event.approval_id) and event.by != "tui":
+                shown.settled_elsewhere(event.by, event.decision, event.approval_id)
         self._show_next_approval()
 
     def _show_next_approval(self) -> None:
@@ -275,14 +353,18 @@ class VibeApp(App[int]):
     def _answer(self, request: ev.ApprovalRequested, choice: ApprovalChoice | None) -> None:
         if choice is None:  # closed without an answer: it was settled elsewhere
             return
-        outcome = self.session.answer(request.approval_id, choice.decision, note=choice.note,
-                                      by="tui")
-        if not outcome.accepted:
-            self.conversation.add_entry(outcome.message, "-notice")
+        # One screen may decide several files (each its own approval) at once.
+        for approval_id, each in choice.answers(request.approval_id):
+            hunks = None if each.hunks is None else list(each.hunks)
+            outcome = self.session.answer(approval_id, each.decision, note=each.note, by="tui",
+                                          mode=each.mode, hunks=hunks)
+            if not outcome.accepted:
+                self.conversation.add_entry(outcome.message, "-notice")
 
 
-def run_tui(session: Session) -> int:
-    """Run the full-screen app until the user quits; the exit code for the shell."""
-    app = VibeApp(session)
+def run_tui(session: Session, web_port: int | None = None) -> int:
+    """Run the full-screen app until the user quits; the exit code for the shell.
+    ``web_port``: also serve the browser view (0: any free port)."""
+    app = VibeApp(session, web_port)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -11,6 +11,8 @@ from vibe_tui import __version__
 from vibe_tui.config import Config, load_config
 from vibe_tui.policy.types import MODES
 
+DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
+
 
 def build_parser() -> argparse.ArgumentParser:
     commands = "\n".join(f"  vibe-tui {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items())
@@ -36,6 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("-c", "--continue", dest="continue_last", action="store_true",
                         help="resume the last session of this workspace")
     resume.add_argument("-r", "--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("--web", action="store_true",
+                        help="also open the session in a browser tab (link in the status bar)")
+    parser.add_argument("--port", type=int, default=DEFAULT_WEB_PORT,
+                        help=f"web view port (default {DEFAULT_WEB_PORT}, the next free one "
+                             "if taken)")
     parser.add_argument("-C", "--cwd", type=Path, default=None,
                         help="workspace folder (default: the current directory)")
     parser.add_argument("--version", action="version", version=f"vibe-tui {__version__}")
@@ -43,7 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    config = load_config()
+    from vibe_tui.config import use_stored_keys
+    from vibe_tui.core.providers import key_envs
+
+    config = use_stored_keys(load_config(), key_envs())  # keys typed in /settings
     config = config.with_overrides(
         model=args.model, api_base=args.api_base, api_key=args.api_key, mode=args.mode,
         max_steps=args.max_steps,
@@ -56,14 +66,22 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def open_session(args: argparse.Namespace, config: Config, *, interactive: bool):
+    from vibe_tui.config import apply_project_config
+    from vibe_tui.core import events as ev
     from vibe_tui.core.session import Session
     from vibe_tui.core.store import find_session
 
     workspace = (args.cwd or Path.cwd()).resolve()
+    config, ignored = apply_project_config(config, workspace)
     if args.continue_last or args.resume:
         path = find_session(workspace, None if args.continue_last else args.resume)
-        return Session.resume(config, workspace, path, interactive=interactive)
-    return Session(config, workspace, interactive=interactive)
+        session = Session.resume(config, workspace, path, interactive=interactive)
+    else:
+        session = Session(config, workspace, interactive=interactive)
+    if ignored:
+        how = "/trust" if interactive else "vibe-tui trust"
+        session.emit(ev.Notice, text=f"{ignored} ({how})")
+    return session
 
 
 # Subcommands, each a module with ``main(argv) -> int``; imported only when used.
@@ -71,6 +89,7 @@ SUBCOMMANDS = {
     "policy": ("vibe_tui.policy.check_cli", "check rules: vibe-tui policy check < calls.jsonl"),
     "sessions": ("vibe_tui.core.sessions_cli", "list this workspace's sessions"),
     "serve": ("vibe_tui.web.serve_cli", "run a session with the web view only"),
+    "trust": ("vibe_tui.trust_cli", "use this folder's .vibe/config.toml rules and .mcp.json"),
 }
 
 
@@ -107,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from vibe_tui.app import run_tui
 
-    return run_tui(session)
+    return run_tui(session, args.port if args.web else None)
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
@@ -117,6 +136,7 @@ async def _headless(args: argparse.Namespace, config: Config) -> int:
     from vibe_tui.core.local_model import LocalModelError, stderr_progress
 
     session = open_session(args, config, interactive=False)
+    session.start_mcp()  # the servers start while the local model loads
     server = None
     if needs_local_model(session):
         try:

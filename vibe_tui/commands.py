@@ -30,7 +30,6 @@ class SlashCommand:
     name: str
     usage: str
     help: str
-    available: bool = True  # False: owned by a later piece of work
 
 
 SLASH_COMMANDS = [
@@ -40,11 +39,14 @@ SLASH_COMMANDS = [
     SlashCommand("/mode", "/mode " + "|".join(MODES), "set the permission mode"),
     SlashCommand("/compact", "/compact [FOCUS]", "summarise the conversation to free context"),
     SlashCommand("/resume", "/resume", "open an earlier session of this workspace"),
+    SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)"),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository"),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads"),
     SlashCommand("/log", "/log", "where this session's event and call logs are"),
     SlashCommand("/sandbox", "/sandbox", "what commands run under, and why"),
-    SlashCommand("/settings", "/settings", "providers and models", False),
+    SlashCommand("/mcp", "/mcp", "MCP servers: state, tools, errors; space turns one off/on"),
+    SlashCommand("/trust", "/trust", "use this folder's .vibe/config.toml rules and .mcp.json"),
+    SlashCommand("/settings", "/settings", "providers, keys and models"),
     SlashCommand("/quit", "/quit", "quit vibe-tui"),
 ]
 COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
@@ -52,8 +54,8 @@ COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
-Ctrl+P command palette · Ctrl+Q quit · !command runs your own shell command
-(!export NAME=value sets a variable for the agent's later commands)"""
+Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
+!command runs your own shell command (!export NAME=value: for the agent's commands too)"""
 
 
 def completions() -> list[tuple[str, str]]:
@@ -63,9 +65,7 @@ def completions() -> list[tuple[str, str]]:
 
 def help_text() -> str:
     width = max(len(command.usage) for command in SLASH_COMMANDS)
-    lines = [f"{command.usage:<{width}}  {command.help}"
-             + ("" if command.available else " (not available yet)")
-             for command in SLASH_COMMANDS]
+    lines = [f"{command.usage:<{width}}  {command.help}" for command in SLASH_COMMANDS]
     return "\n".join(lines) + "\n\n" + KEYS_HELP
 
 
@@ -89,8 +89,6 @@ class CommandRunner:
         command = COMMANDS_BY_NAME.get(name)
         if command is None:
             self._say(f"unknown command {name}: /help lists the commands")
-        elif not command.available:
-            self._say(f"{name} is not available yet")
         else:
             await getattr(self, "do_" + name[1:])(argument.strip())
 
@@ -110,7 +108,10 @@ class CommandRunner:
         if not name:
             self._say(f"model: {session.model or 'none'} · /model NAME to change it")
             return
+        from vibe_tui.core.providers import remember_model
+
         session.set_model(name)
+        remember_model(name)
         self._say(f"model: {name} (from the next model call)")
 
     async def do_mode(self, name: str) -> None:
@@ -137,6 +138,9 @@ class CommandRunner:
         self.app.push_screen(SessionPicker(session.workspace, current=session.id),
                              callback=self.app.resume_session)
 
+    async def do_diff(self, _: str) -> None:
+        self.app.action_changes()
+
     async def do_init(self, _: str) -> None:
         from vibe_tui.core.prompts import INIT_PROMPT
 
@@ -162,6 +166,37 @@ class CommandRunner:
             lines.append("the workspace is writable" + (
                 f" except {protected}" if protected else "") + "; /tmp is private")
         self._say("\n".join(lines))
+
+    async def do_settings(self, _: str) -> None:
+        self.app.open_settings()
+
+    async def do_mcp(self, _: str) -> None:
+        from vibe_tui.screens.mcp import McpScreen
+
+        self.app.push_screen(McpScreen(self.app.session.mcp))
+
+    async def do_trust(self, _: str) -> None:
+        from vibe_tui.config import is_trusted, load_project_config, trust
+        from vibe_tui.trust_cli import describe_project_settings
+
+        session = self.app.session
+        shown = describe_project_settings(session.workspace)
+        if not shown:
+            self._say("this folder has no .vibe/config.toml or .mcp.json: nothing to trust")
+            return
+        if is_trusted(session.workspace):
+            self._say("this folder is already trusted as it is now")
+            return
+        trust(session.workspace)
+        try:
+            rules, _ = load_project_config(session.workspace)
+        except ValueError as exc:
+            self._say(f"trusted, but its rules do not parse: {exc}")
+            return
+        session.configure(**{kind: [*getattr(session.config, kind), *found]
+                             for kind, found in rules.items()})
+        self._say("\n".join(shown) + "\ntrusted: its rules apply from now on, its MCP "
+                  "servers from the next session")
 
     async def do_quit(self, _: str) -> None:
         await self.app.action_quit()
@@ -244,9 +279,13 @@ class VibeCommands(Provider):
              partial(slash, "/compact")),
             ("Resume a session", "/resume: open an earlier session of this workspace",
              partial(slash, "/resume")),
+            ("Changes of this session", "/diff: every changed file; revert (Ctrl+D)",
+             partial(slash, "/diff")),
             ("Write AGENTS.md", "/init: the agent describes this repository for agents",
              partial(slash, "/init")),
             ("Sandbox", "/sandbox: what commands run under", partial(slash, "/sandbox")),
+            ("Settings", "/settings: providers, keys and models", partial(slash, "/settings")),
+            ("MCP servers", "/mcp: state, tools and errors", partial(slash, "/mcp")),
             ("Help", "/help: commands and keys", partial(slash, "/help")),
             ("Quit", "/quit", partial(slash, "/quit")),
         ]

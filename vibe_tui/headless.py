@@ -66,6 +66,8 @@ class TextPrinter:
             self._note(f"  {event.status}: {first_line[:200]}")
         elif isinstance(event, ev.Error):
             self._note(f"error: {event.message}")
+        elif isinstance(event, ev.Notice):
+            self._note(event.text)
         elif isinstance(event, ev.TurnEnded) and event.state != "completed":
             self._note(f"turn {event.state}: {event.message or ''}".rstrip(": "))
 

@@ -7,16 +7,14 @@ import asyncio
 import sys
 
 from vibe_tui import cli
-from vibe_tui.web.server import DEFAULT_PORT, serve_forever
+from vibe_tui.web.server import serve_forever
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = cli.build_parser()
     parser.prog = "vibe-tui serve"
     parser.description = "Run a session with the web view only, on 127.0.0.1."
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
-                        help=f"port to listen on (default {DEFAULT_PORT}, the next free one if taken)")
-    return parser
+    return parser  # --port comes from the main parser
 
 
 def main(argv: list[str]) -> int:
@@ -29,6 +27,22 @@ def main(argv: list[str]) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
+    from vibe_tui.core.local_boot import boot_local_model, needs_local_model
+    from vibe_tui.core.local_model import LocalModelError, stderr_progress
+
     config = cli.config_from_args(args)
     session = cli.open_session(args, config, interactive=True)
-    return await serve_forever(session, args.port)
+    session.start_mcp()
+    server = None
+    try:
+        if needs_local_model(session):
+            server = await boot_local_model(session, stderr_progress("the local model"))
+        return await serve_forever(session, args.port)
+    except LocalModelError as exc:
+        await session.close()
+        print(f"vibe-tui serve: no model configured and the local model failed: {exc}",
+              file=sys.stderr)
+        return 2
+    finally:
+        if server is not None:
+            await server.stop()

@@ -377,12 +377,13 @@ async def serve_forever(session: Session, port: int = DEFAULT_PORT) -> int:
     is closed (a running turn is interrupted first)."""
     view = WebView(session, port)
     url = await view.start()
-    print(f"vibe-tui web view: {url}", flush=True)
-    print("open the link in a browser; Ctrl+C stops", flush=True)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # Before the link is out: whoever reads it may stop us at once.
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    print(f"vibe-tui web view: {url}", flush=True)
+    print("open the link in a browser; Ctrl+C stops", flush=True)
     try:
         await stop.wait()
     finally:

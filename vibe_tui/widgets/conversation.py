@@ -262,6 +262,8 @@ def settled_elsewhere_text(event: ev.ApprovalResolved, tool: str) -> str:
     decision = words.get(event.decision, event.decision)
     if event.by == "interrupt":
         return f"approval for {tool} withdrawn: the turn was interrupted"
+    if event.by.endswith("(accept-edits)"):
+        return f"{tool} allowed: edits are accepted from now on"
     if event.by.endswith("(always)"):
         return f"{tool} {decision} by an earlier “always” answer"
     note = f" ({event.note})" if event.note else ""
