@@ -194,3 +194,21 @@ async def test_a_model_timeout_is_retried(fake_llm, tmp_path):
     assert of_type(session, ev.AssistantMessage)[-1].text == "on time"
     retries = [e for e in of_type(session, ev.Error) if e.retrying]
     assert len(retries) == 1
+
+
+def test_calls_sent_without_ids_get_ids_unique_across_responses():
+    """Some local servers send no call ids; "call_0" in every response would make the
+    views and the history mix up calls of different steps."""
+    from types import SimpleNamespace
+
+    from vibe_tui.core.model import _ToolCallAssembler
+
+    def response_ids() -> list[str]:
+        assembler = _ToolCallAssembler()
+        for index in (0, 1):
+            function = SimpleNamespace(name="list_dir", arguments='{"path": "."}')
+            assembler.add(SimpleNamespace(index=index, id=None, function=function))
+        return [call["id"] for call in assembler.calls()]
+
+    first, second = response_ids(), response_ids()
+    assert len(set(first + second)) == 4 and all(i.startswith("call_") for i in first)

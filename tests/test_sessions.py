@@ -89,6 +89,34 @@ async def test_resume_restores_conversation_mode_and_model(fake_llm, tmp_path):
     await again.close()
 
 
+async def test_an_always_grant_lasts_into_the_resumed_session(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "touch one.txt"})), text("one"),
+                  tool_calls(tool_call("bash", {"command": "touch two.txt"})), text("two"))
+    session = make_session(fake_llm, tmp_path)
+    session.send("make one")
+    asked = await wait_for_approval(session)
+    session.answer(asked.approval_id, "always", by="test")
+    await session.wait_idle()
+    grant = asked.grant
+    assert grant and grant in session.grants
+    await session.close()
+
+    resumed = Session.resume(Config(model=fake_llm.model, api_base=fake_llm.base_url),
+                             tmp_path, session.store_path)
+    assert grant in resumed.grants
+    await run_turn(resumed, "make two")
+    assert (tmp_path / "two.txt").exists()
+    assert len(of_type(resumed, ev.ApprovalRequested)) == 1  # only the first run's question
+    await resumed.close()
+
+
+async def wait_for_approval(session: Session) -> ev.ApprovalRequested:
+    async for event in session.events():
+        if isinstance(event, ev.ApprovalRequested):
+            return event
+    raise AssertionError("the session closed without asking")
+
+
 # ---- SIGKILL in the middle of a turn --------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -133,10 +134,12 @@ class _ToolCallAssembler:
 
     def calls(self) -> list[dict[str, Any]]:
         result = []
-        for position, index in enumerate(sorted(self._calls)):
+        for index in sorted(self._calls):
             call = self._calls[index]
             if not call["id"]:
-                call["id"] = f"call_{position}"  # some local servers send no id
+                # Some local servers send no id. Views and the history key calls by id,
+                # so it must be unique in the session, not just in this response.
+                call["id"] = f"call_{secrets.token_hex(6)}"
             result.append(call)
         return [c for c in result if c["function"]["name"]]
 

@@ -107,6 +107,7 @@ class Session:
                 self.workspace, self.id)
         self.call_log = CallLog(call_log_path(self._store.path) if self._store else None,
                                 self.id)
+        self._restored_grants: dict[str, str] = {}  # approval id -> grant, while replaying
         for event in past_events or []:
             self._restore(event)
         if past_events:
@@ -412,6 +413,13 @@ class Session:
             self.session_tokens = event.session_tokens
         elif isinstance(event, ev.ContextUsage):
             self.context_usage = event
+        elif isinstance(event, ev.ApprovalRequested) and event.grant:
+            self._restored_grants[event.approval_id] = event.grant
+        elif isinstance(event, ev.ApprovalResolved) and event.decision == "always":
+            # "Always" lasts for the session, and a resumed session is the same session.
+            grant = self._restored_grants.pop(event.approval_id, None)
+            if grant:
+                self.grants.add(grant)
 
     def _settle_restored(self, config: Config) -> None:
         """After replaying a file: close what a crash (even SIGKILL) left open, so views see
