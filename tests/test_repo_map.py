@@ -239,3 +239,47 @@ def test_make_repo_map_maps_only_the_files_given(tmp_path: Path):
     result = make_repo_map(workspace, ["app/models.py", "app/views.py", "missing.py"], max_tokens=4096)
     assert result.files_total == 2
     assert set(headings(result.text)) == {"app/models.py", "app/views.py"}
+
+
+async def test_repo_map_auto_puts_a_map_in_the_first_request_only(fake_llm, tmp_path: Path):
+    """``[repo_map] auto = true``: the first request carries a map focused on the task;
+    the screen shows only the user's words; a resumed history sends the same request."""
+    from engine_helpers import make_session, of_type, run_turn
+    from vibe_tui.config import load_config
+    from vibe_tui.core import events as ev
+    from vibe_tui.core.session import Session
+    from vibe_tui.testing.fake_llm import text
+
+    (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return order.total\n")
+    (tmp_path / "shipping.py").write_text("def ship(order):\n    return compute_invoice(order)\n")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text("[repo_map]\nauto = true\nmax_tokens = 512\n")
+    loaded = load_config(config_file)
+    assert loaded.repo_map_auto and loaded.repo_map_tokens == 512
+    fake_llm.push(text("It is in billing.py."), text("Done."))
+    session = make_session(fake_llm, tmp_path, repo_map_auto=True, repo_map_tokens=512)
+    await run_turn(session, "where is compute_invoice defined?")
+    await run_turn(session, "thanks")
+    first, second = fake_llm.requests[0]["messages"], fake_llm.requests[1]["messages"]
+    assert "billing.py" in first[1]["content"] and "def compute_invoice" in first[1]["content"]
+    assert first[1]["content"].endswith("where is compute_invoice defined?")
+    assert second[1] == first[1]  # the start of the conversation stays byte-identical
+    assert second[-1] == {"role": "user", "content": "thanks"}
+    assert [m.text for m in of_type(session, ev.UserMessage)] == [
+        "where is compute_invoice defined?", "thanks"]
+    await session.close()
+    resumed = Session.resume(session.config, tmp_path, session.store_path)
+    assert resumed.messages == session.messages
+    await resumed.close()
+
+
+async def test_without_repo_map_auto_the_first_request_is_the_prompt(fake_llm, tmp_path: Path):
+    from engine_helpers import make_session, run_turn
+    from vibe_tui.testing.fake_llm import text
+
+    (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
+    fake_llm.push(text("ok"))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "hello")
+    assert fake_llm.requests[0]["messages"][1] == {"role": "user", "content": "hello"}
+    await session.close()

@@ -106,6 +106,11 @@ class Config:
     allow_host: bool = False
     """``[sandbox] allow_host``: where bubblewrap cannot start, run commands on the host
     anyway instead of refusing them (as ``VIBE_TUI_ALLOW_HOST=1`` does)."""
+    repo_map_auto: bool = False
+    """``[repo_map] auto``: the first request of each session carries a repo map focused
+    on the task."""
+    repo_map_tokens: int = 1024
+    """``[repo_map] max_tokens``: the size of that map."""
     local_model: bool = False
     """Set by the app, not the file: the model is the embedded one, whose tool calls are
     also read from its text when it writes them there."""
@@ -151,6 +156,13 @@ def load_config(path: Path | None = None) -> Config:
         if key in permissions:
             raw[key] = list(permissions[key])
     raw.update(_sandbox_settings(raw.pop("sandbox", None), path))
+    repo_map = raw.pop("repo_map", None) or {}
+    if not isinstance(repo_map, dict):
+        raise ValueError(f"{path}: [repo_map] must be a table (auto, max_tokens)")
+    if "auto" in repo_map:
+        raw["repo_map_auto"] = bool(repo_map["auto"])
+    if "max_tokens" in repo_map:
+        raw["repo_map_tokens"] = int(repo_map["max_tokens"])
     config = Config().with_overrides(**raw)
     if config.mode not in MODES:
         raise ValueError(f"{path}: mode must be one of {', '.join(MODES)}, not {config.mode!r}")

@@ -67,6 +67,8 @@ class UserMessage(Event):
     type: ClassVar[str] = "user_message"
     text: str
     steering: bool = False  # sent while the turn was running
+    # Sent to the model before the text, not shown as the user's words (the repo map).
+    context: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

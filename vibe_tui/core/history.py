@@ -27,7 +27,8 @@ def apply(messages: list[Message], event: Event, scope: str | None = None) -> No
     if event.parent_call_id != scope:
         return
     if isinstance(event, UserMessage):
-        messages.append({"role": "user", "content": event.text})
+        content = f"{event.context}\n\n{event.text}" if event.context else event.text
+        messages.append({"role": "user", "content": content})
     elif isinstance(event, AssistantMessage):
         message = assistant_message(event.text, event.tool_calls)
         if message is not None:

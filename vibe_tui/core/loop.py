@@ -59,6 +59,12 @@ FAILURE_MESSAGES = {
 UNFINISHED_REPORT = "[the helper used all its {calls} model calls before finishing its report]"
 
 
+# The automatic repo map must not hold up the first answer for long; the tool is there.
+REPO_MAP_TIMEOUT_S = 20.0
+REPO_MAP_INTRO = ("[vibe-tui: a map of this repository (ranked definitions, with line "
+                  "numbers), to help you find your way; repo_map gives more.]")
+
+
 @dataclass
 class Scope:
     """What one agent works with: the session's own conversation, or a sub-agent's."""
@@ -134,7 +140,11 @@ class AgentLoop:
     async def run(self, prompt: str) -> None:
         session = self.session
         session.emit(ev.TurnStarted, prompt=prompt)
-        session.emit(ev.UserMessage, text=prompt)
+        try:
+            context = await self._first_turn_context(prompt)
+        except asyncio.CancelledError:
+            context = None  # interrupted while mapping: the prompt is still recorded
+        session.emit(ev.UserMessage, text=prompt, context=context)
         try:
             state, message = await self._steps()
         except asyncio.CancelledError:
@@ -149,6 +159,22 @@ class AgentLoop:
         if state == "failed" and message:
             session.emit(ev.Error, message=message)
         session.emit(ev.TurnEnded, state=state, message=message)
+
+    async def _first_turn_context(self, prompt: str) -> str | None:
+        """With ``repo_map_auto``, the first request of a session carries a repo map
+        focused on the prompt; a map that fails or takes too long is left out."""
+        if not self.config.repo_map_auto or self.scope.messages:
+            return None
+        from vibe_tui.tools.repo_map import build_map
+
+        try:
+            text = await asyncio.wait_for(asyncio.to_thread(
+                build_map, self.session.workspace, (), (), self.config.repo_map_tokens,
+                focus_text=prompt), REPO_MAP_TIMEOUT_S)
+        except (asyncio.TimeoutError, OSError, ValueError) as exc:
+            log.warning("no repo map for the first request: %r", exc)
+            return None
+        return f"{REPO_MAP_INTRO}\n{text}" if text.strip() else None
 
     async def run_nested(self, prompt: str) -> str:
         """Run as a sub-agent on ``prompt``; its final report. Raises ToolError on failure."""
