@@ -283,3 +283,27 @@ async def test_without_repo_map_auto_the_first_request_is_the_prompt(fake_llm, t
     await run_turn(session, "hello")
     assert fake_llm.requests[0]["messages"][1] == {"role": "user", "content": "hello"}
     await session.close()
+
+
+def test_a_map_made_before_is_read_back_until_a_file_changes(tmp_path: Path):
+    """A new session on an unchanged repository reads the rendered map from disk; any
+    change to a file, the focus or the budget makes it anew."""
+    from vibe_tui.code import repomap
+
+    (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
+    (tmp_path / "shipping.py").write_text("def ship(order):\n    return compute_invoice(order)\n")
+    first = map_workspace(tmp_path, (), (), 512)
+    repomap._recent_rankings = repomap._RecentRankings(size=4)  # as in a new process
+    calls = []
+    real_rank = repomap.rank
+    repomap.rank = lambda *args: calls.append(args) or real_rank(*args)
+    try:
+        again = map_workspace(tmp_path, (), (), 512)
+        assert again.text == first.text and again.files_parsed == 0 and calls == []
+        map_workspace(tmp_path, (), (), 256)
+        assert len(calls) == 1  # another budget
+        (tmp_path / "billing.py").write_text("def compute_total(order):\n    return 2\n")
+        changed = map_workspace(tmp_path, (), (), 512)
+        assert "compute_total" in changed.text and len(calls) == 2
+    finally:
+        repomap.rank = real_rank

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from operator import mul, sub
 from pathlib import Path
 
+from vibe_tui.code.map_cache import cached_map, map_key, store_map
 from vibe_tui.code.tag_cache import TagCache
 from vibe_tui.code.tags import Definition, FileTags, extract_tags
 
@@ -115,11 +116,34 @@ def make_repo_map(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     cache_root: Path | None = None,
 ) -> RepoMap:
-    """The map of ``files`` (workspace-relative POSIX paths). Blocking: run it in a thread."""
-    loaded = load_tags(workspace, list(files), cache_root)
+    """The map of ``files`` (workspace-relative POSIX paths). Blocking: run it in a thread.
+    A map made before from the same files (unchanged), focus and budget is read back from
+    disk: a new session pays for the file listing and a stat of each file, nothing more."""
+    stats = stat_files(workspace, list(files))
+    focus_idents = frozenset(focus_idents)
+    on_disk = map_key([(rel, mtime, size) for rel, mtime, size in stats],
+                      {rel for rel in focus_files}, focus_idents, max_tokens)
+    found = cached_map(workspace, on_disk, cache_root)
+    if found is not None:
+        try:
+            return RepoMap(found["text"], found["tokens"], found["files_total"], 0,
+                           found["files_shown"], found["definitions_shown"])
+        except KeyError:
+            pass  # written by another version: make it anew
+    result = _make_repo_map(workspace, stats, focus_files, focus_idents, max_tokens, cache_root)
+    store_map(workspace, on_disk, {"text": result.text, "tokens": result.tokens,
+                                   "files_total": result.files_total,
+                                   "files_shown": result.files_shown,
+                                   "definitions_shown": result.definitions_shown}, cache_root)
+    return result
+
+
+def _make_repo_map(workspace: Path, stats: list[tuple[str, int, int]],
+                   focus_files: Iterable[str], focus_idents: frozenset[str], max_tokens: int,
+                   cache_root: Path | None) -> RepoMap:
+    loaded = load_tags(workspace, stats, cache_root)
     tags = loaded.tags
     focus_files = frozenset(rel for rel in focus_files if rel in tags)
-    focus_idents = frozenset(focus_idents)
     key = (str(workspace), loaded.stamp, focus_files, focus_idents)
     ranked = _recent_rankings.get(key)
     if ranked is None:
@@ -173,29 +197,36 @@ class LoadedTags:
     stamp: tuple  # (path, mtime_ns, size) of every file: equal stamps, equal tags
 
 
-def load_tags(workspace: Path, files: list[str], cache_root: Path | None = None) -> LoadedTags:
-    """Tags by file, from the cache where the file is unchanged. Files that cannot be
-    read, or are too big or binary, are left out."""
+def stat_files(workspace: Path, files: list[str]) -> list[tuple[str, int, int]]:
+    """(path, mtime_ns, size) of each file that exists and is not too big to map."""
+    stats = []
+    for rel in files:
+        try:
+            info = os.stat(os.path.join(workspace, rel))
+        except OSError:
+            continue
+        if info.st_size <= MAX_FILE_BYTES:
+            stats.append((rel, info.st_mtime_ns, info.st_size))
+    return stats
+
+
+def load_tags(workspace: Path, stats: list[tuple[str, int, int]],
+              cache_root: Path | None = None) -> LoadedTags:
+    """Tags by file (``stats`` from ``stat_files``), from the cache where the file is
+    unchanged. Files that cannot be read, or are binary, are left out."""
     tags: dict[str, FileTags] = {}
     stamp: list[tuple[str, int, int]] = []
     parsed = 0
     with TagCache(workspace, cache_root) as cache:
-        for rel in files:
-            path = os.path.join(workspace, rel)
-            try:
-                info = os.stat(path)
-            except OSError:
-                continue
-            if info.st_size > MAX_FILE_BYTES:
-                continue
-            found = cache.get(rel, info.st_mtime_ns, info.st_size)
+        for rel, mtime_ns, size in stats:
+            found = cache.get(rel, mtime_ns, size)
             if found is None:
-                found = _parse(path, rel)
+                found = _parse(os.path.join(workspace, rel), rel)
                 parsed += 1
                 if found is None:
                     continue  # unreadable now; may be readable next time, so not cached
-                cache.put(rel, info.st_mtime_ns, info.st_size, found)
-            stamp.append((rel, info.st_mtime_ns, info.st_size))
+                cache.put(rel, mtime_ns, size, found)
+            stamp.append((rel, mtime_ns, size))
             if found.definitions or found.references:
                 tags[rel] = found
     return LoadedTags(tags, parsed, tuple(stamp))
