@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.policy import MODES, Decision, PolicyContext, decide
+from vibe_tui.policy import MODES, Decision, PolicyContext
+from vibe_tui.policy.decide import decide
 from vibe_tui.tools.base import ToolRequest
 
 WS = Path("/work/project")

@@ -30,7 +30,7 @@ from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
-from vibe_tui.policy import Decision, PolicyContext, decide
+from vibe_tui.policy.types import Decision, PolicyContext
 from vibe_tui.policy.types import MODES, Mode
 from vibe_tui.tools import default_tools
 from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
@@ -351,6 +351,8 @@ class Session:
                              ask=list(self.config.ask), grants=set(self.grants))
 
     def decide(self, request: ToolRequest) -> Decision:
+        from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
+
         return decide(request, self.policy_context())
 
     def take_steering(self) -> list[str]:
