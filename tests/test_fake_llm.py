@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # before the import: no network fetch
@@ -22,6 +23,7 @@ from vibe_tui.testing.fake_llm import (  # noqa: E402
     cut_stream,
     error,
     hold,
+    response_from_json,
     text,
     tool_call,
     tool_calls,
@@ -295,3 +297,20 @@ def test_cli_prints_ready_and_serves(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+async def test_rate_paces_text_deltas_against_the_clock():
+    # 20 deltas at 20/s: the last is sent 19/20 s after the first, so no shorter stream.
+    with FakeLLM([text("abcd" * 20, chunk_size=4, rate=20)]) as llm:
+        started = time.perf_counter()
+        chunks = await stream(llm)
+        elapsed = time.perf_counter() - started
+    assert content_of(chunks) == "abcd" * 20
+    assert elapsed >= 19 / 20
+
+
+def test_rate_from_the_json_script_and_checked():
+    assert response_from_json({"text": "hi", "rate": 50}).rate == 50
+    assert response_from_json({"text": "hi"}).rate == 0
+    with pytest.raises(ValueError, match="rate"):
+        text("hi", rate=-1)

@@ -64,6 +64,7 @@ class Text:
     chunk_size: int = 8
     delay: float = 0.0
     usage: tuple[int, int] | None = None
+    rate: float = 0.0  # deltas per second, paced against the clock; 0: as fast as possible
 
 
 @dataclass(frozen=True)
@@ -109,9 +110,16 @@ def text(
     chunk_size: int = 8,
     delay: float = 0.0,
     usage: tuple[int, int] | None = None,
+    rate: float = 0.0,
 ) -> Text:
-    """Streamed assistant text, `chunk_size` characters per delta, `delay` s between deltas."""
-    return Text(content, max(1, chunk_size), delay, usage)
+    """Streamed assistant text, `chunk_size` characters per delta, `delay` s between deltas.
+
+    `rate` paces the deltas at that many per second against the clock, so the time spent
+    encoding and writing each one does not slow the stream down (as summed delays would):
+    with `chunk_size=4`, a delta is about one token and `rate` is tokens per second."""
+    if rate < 0:
+        raise ValueError(f"rate must be >= 0, got {rate}")
+    return Text(content, max(1, chunk_size), delay, usage, rate)
 
 
 def tool_call(name: str, args: dict[str, Any] | str, *, id: str | None = None) -> ToolCall:
@@ -180,6 +188,7 @@ def response_from_json(item: dict[str, Any]) -> Response:
             chunk_size=item.get("chunk_size", 8),
             delay=item.get("delay", 0.0),
             usage=usage,  # type: ignore[arg-type]
+            rate=item.get("rate", 0.0),
         )
     if "tool_calls" in item:
         calls = [tool_call(c["name"], c.get("args", {}), id=c.get("id")) for c in item["tool_calls"]]
@@ -205,6 +214,7 @@ class _Turn:
     chunk_size: int = 8
     delay: float = 0.0
     finish_reason: str = "stop"
+    rate: float = 0.0
     id: str = field(default_factory=lambda: f"chatcmpl-fake-{next(_completion_ids)}")
 
 
@@ -372,19 +382,22 @@ class _Handler(BaseHTTPRequestHandler):
         events = list(chunks.body())
         if cut:
             # Role + content only: no finish chunk, no [DONE], no terminating HTTP chunk.
-            self._send_events(events[:-1], chunks.turn.delay)
+            self._send_events(events[:-1], chunks.turn)
             return
         if include_usage:
             events.append(chunks.usage_chunk())
-        self._send_events(events, chunks.turn.delay)
+        self._send_events(events, chunks.turn)
         self._write_chunk(b"data: [DONE]\n\n")
         self._write_chunk(b"")  # terminating zero-length chunk: a clean end of the body
 
-    def _send_events(self, events: list[dict[str, Any]], delay: float) -> None:
+    def _send_events(self, events: list[dict[str, Any]], turn: _Turn) -> None:
+        started = time.perf_counter()
         for n, event in enumerate(events):
             # Delay only between content/argument deltas, not before the role chunk.
-            if delay and n > 1:
-                time.sleep(delay)
+            if turn.delay and n > 1:
+                time.sleep(turn.delay)
+            if turn.rate and n > 1:
+                time.sleep(max(0.0, started + (n - 1) / turn.rate - time.perf_counter()))
             self._write_chunk(b"data: " + json.dumps(event).encode() + b"\n\n")
 
     # --- low level
@@ -555,7 +568,9 @@ class FakeLLM:
             return _Turn(response.content, [], usage, chunk_size=response.chunk_size)
         assert isinstance(response, Text), response
         prompt, completion = response.usage or (_estimate_prompt_tokens(body), len(response.content) // 4 + 1)
-        return _Turn(response.content, [], _usage(prompt, completion), response.chunk_size, response.delay)
+        return _Turn(
+            response.content, [], _usage(prompt, completion), response.chunk_size, response.delay, rate=response.rate
+        )
 
     def _new_call_id(self) -> str:
         with self._lock:
