@@ -132,20 +132,17 @@ def main(argv: list[str] | None = None) -> int:
 async def _headless(args: argparse.Namespace, config: Config) -> int:
     from vibe_tui.headless import run_headless
 
-    from vibe_tui.core.local_boot import boot_local_model, needs_local_model
-    from vibe_tui.core.local_model import LocalModelError, stderr_progress
+    from vibe_tui.core.local_boot import boot_if_needed
+    from vibe_tui.core.local_model import LocalModelError
 
     session = open_session(args, config, interactive=False)
     session.start_mcp()  # the servers start while the local model loads
-    server = None
-    if needs_local_model(session):
-        try:
-            server = await boot_local_model(session, stderr_progress("the local model"))
-        except LocalModelError as exc:
-            await session.close()
-            print(f"vibe-tui: no model configured and the local model failed: {exc}",
-                  file=sys.stderr)
-            return 2
+    try:
+        server = await boot_if_needed(session)
+    except LocalModelError as exc:
+        await session.close()
+        print(f"vibe-tui: {exc}", file=sys.stderr)
+        return 2
     try:
         return await run_headless(session, args.task, args.output_format)
     finally:

@@ -32,3 +32,17 @@ async def boot_local_model(session: Session,
     session.configure(model=model, api_base=api_base, api_key=server.api_key,
                       temperature=0.0, context_window=CONTEXT_SIZE, local_model=True)
     return server
+
+
+async def boot_if_needed(session: Session) -> LocalServer | None:
+    """For the command-line entry points (``-p``, ``serve``): the local model when no
+    other is configured, its progress on stderr. Raises LocalModelError with a message
+    that says the local model was the fallback."""
+    from vibe_tui.core.local_model import LocalModelError, stderr_progress
+
+    if not needs_local_model(session):
+        return None
+    try:
+        return await boot_local_model(session, stderr_progress("the local model"))
+    except LocalModelError as exc:
+        raise LocalModelError(f"no model configured and the local model failed: {exc}") from exc

@@ -38,7 +38,7 @@ from pyte.screens import Margins
 from vibe_tui.tools import sandbox
 from vibe_tui.tools.base import ToolContext, ToolError
 from vibe_tui.tools.environment import interactive_env
-from vibe_tui.tools.shell import Started
+from vibe_tui.tools.shell import Started, start_in_sandbox, stop_once_started
 
 log = logging.getLogger(__name__)
 
@@ -452,7 +452,7 @@ async def open_session(command: str, ctx: ToolContext, cols: int, rows: int) -> 
         except asyncio.CancelledError:
             # Interrupted while it starts: let it finish, then stop all of it, sandbox
             # included (killed halfway, bubblewrap can leave its init behind).
-            await asyncio.shield(_stop_once_started(starting))
+            await asyncio.shield(stop_once_started(starting))
             raise
     except BaseException:
         os.close(master)
@@ -490,16 +490,8 @@ async def _start(command: str, ctx: ToolContext, cols: int, rows: int, slave: in
         # Without setsid (not Linux): own session, no controlling terminal.
         return Started(await _spawn(argv, ctx, env, slave, True))
     inner = [setsid, "--ctty", "--wait", *argv] if setsid else argv
-    info_read, info_write = os.pipe()
-    try:
-        wrapped = sandbox.wrap(inner, ctx, network=ctx.sandbox_network, info_fd=info_write)
-        process = await _spawn(wrapped, ctx, env, slave, True, pass_fds=(info_write,))
-    except BaseException:
-        os.close(info_read)
-        raise
-    finally:
-        os.close(info_write)  # bubblewrap holds the only write end now: its EOF is ours
-    return Started(process, await sandbox.started(info_read))
+    return await start_in_sandbox(
+        inner, ctx, lambda wrapped, fds: _spawn(wrapped, ctx, env, slave, True, pass_fds=fds))
 
 
 async def _spawn(argv: list[str], ctx: ToolContext, env: dict[str, str], slave: int,
@@ -517,14 +509,6 @@ async def _spawn(argv: list[str], ctx: ToolContext, env: dict[str, str], slave: 
         raise ToolError(f"could not start the program: {exc}") from exc
     except OSError as exc:
         raise ToolError(f"could not start the program: {exc}") from exc
-
-
-async def _stop_once_started(starting: asyncio.Future[Started]) -> None:
-    try:
-        started = await starting
-    except Exception:
-        return  # it never started: nothing runs
-    await started.stop()
 
 
 def _next_id(registry: dict[str, Any]) -> str:

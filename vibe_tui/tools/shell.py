@@ -20,6 +20,7 @@ import shlex
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from vibe_tui.tools import sandbox
@@ -178,25 +179,35 @@ async def start_command(command: str, ctx: ToolContext) -> Started:
     except asyncio.CancelledError:
         # Interrupted while bubblewrap starts (milliseconds): let it finish, then stop it.
         # Killed halfway, it can leave its init behind before --die-with-parent is armed.
-        await asyncio.shield(_stop_once_started(starting))
+        await asyncio.shield(stop_once_started(starting))
         raise
 
 
 async def _start_sandboxed(argv: list[str], ctx: ToolContext) -> Started:
     assert ctx.cwd is not None
+    return await start_in_sandbox(
+        argv, ctx, lambda wrapped, fds: _spawn(wrapped, ctx.cwd, command_env(ctx), fds))
+
+
+async def start_in_sandbox(
+    argv: list[str], ctx: ToolContext,
+    spawn: Callable[[list[str], tuple[int, ...]], Awaitable[asyncio.subprocess.Process]],
+) -> Started:
+    """``argv`` under bubblewrap, started by ``spawn(wrapped_argv, pass_fds)``; bubblewrap
+    reports its sandbox's init through an info pipe, so stopping reaches everything."""
     info_read, info_write = os.pipe()
     try:
         wrapped = sandbox.wrap(argv, ctx, network=ctx.sandbox_network, info_fd=info_write)
-        proc = await _spawn(wrapped, ctx.cwd, command_env(ctx), pass_fds=(info_write,))
+        process = await spawn(wrapped, (info_write,))
     except BaseException:
         os.close(info_read)
         raise
     finally:
         os.close(info_write)  # bubblewrap holds the only write end now: its EOF is ours
-    return Started(proc, await sandbox.started(info_read))
+    return Started(process, await sandbox.started(info_read))
 
 
-async def _stop_once_started(starting: asyncio.Future[Started]) -> None:
+async def stop_once_started(starting: asyncio.Future[Started]) -> None:
     try:
         started = await starting
     except Exception:

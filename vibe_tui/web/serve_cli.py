@@ -27,22 +27,20 @@ def main(argv: list[str]) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from vibe_tui.core.local_boot import boot_local_model, needs_local_model
-    from vibe_tui.core.local_model import LocalModelError, stderr_progress
+    from vibe_tui.core.local_boot import boot_if_needed
+    from vibe_tui.core.local_model import LocalModelError
 
     config = cli.config_from_args(args)
     session = cli.open_session(args, config, interactive=True)
     session.start_mcp()
-    server = None
     try:
-        if needs_local_model(session):
-            server = await boot_local_model(session, stderr_progress("the local model"))
-        return await serve_forever(session, args.port)
+        server = await boot_if_needed(session)
     except LocalModelError as exc:
         await session.close()
-        print(f"vibe-tui serve: no model configured and the local model failed: {exc}",
-              file=sys.stderr)
+        print(f"vibe-tui serve: {exc}", file=sys.stderr)
         return 2
+    try:
+        return await serve_forever(session, args.port)
     finally:
         if server is not None:
             await server.stop()
