@@ -90,6 +90,7 @@ SUBCOMMANDS = {
     "sessions": ("vibe_tui.core.sessions_cli", "list this workspace's sessions"),
     "serve": ("vibe_tui.web.serve_cli", "run a session with the web view only"),
     "trust": ("vibe_tui.trust_cli", "use this folder's .vibe/config.toml rules and .mcp.json"),
+    "eval": ("vibe_tui.evals.cli", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
 }
 
 

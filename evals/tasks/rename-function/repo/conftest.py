@@ -1,0 +1,1 @@
+# makes the repository root importable for plain `pytest`

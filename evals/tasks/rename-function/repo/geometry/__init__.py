@@ -1,0 +1,3 @@
+from geometry.shapes import calc_area, perimeter
+
+__all__ = ["calc_area", "perimeter"]

@@ -1,0 +1,7 @@
+from collections import Counter
+
+counts: Counter = Counter()
+
+
+def seen(stage: str) -> None:
+    counts[stage] += 1
