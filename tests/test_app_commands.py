@@ -270,3 +270,23 @@ async def test_mcp_opens_the_servers_screen(fake_llm, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/mcp")
         await wait_for(pilot, lambda: isinstance(app.screen, McpScreen), what="the MCP screen")
+
+
+async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_path):
+    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+
+    (tmp_path / "notes.txt").write_text("original\n")
+    fake_llm.push(tool_calls(tool_call("write_file", {"path": "notes.txt", "content": "new\n"})),
+                  text("changed it"))
+    app = make_app(fake_llm, tmp_path, mode="accept-edits")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "rewrite the notes")
+        await wait_turns_ended(pilot, app.session)
+        await submit(pilot, "/rewind")
+        listing = entries(app, ".-notice")[-1]
+        assert "turn 1 › rewrite the notes: notes.txt" in listing
+        await submit(pilot, "/rewind 1")
+        await wait_for(pilot, lambda: (tmp_path / "notes.txt").read_text() == "original\n",
+                       what="the file restored")
+        await wait_for(pilot, lambda: any("rewound to before turn 1" in e
+                                          for e in entries(app, ".-notice")), what="notice")

@@ -709,3 +709,19 @@ async def test_edit_preview_raises_what_run_would(ctx: ToolContext, workspace: P
         await edit_file.preview({"path": "a.py", "old_string": "return", "new_string": "yield"}, ctx)
     with pytest.raises(ToolError, match="file not found"):
         await edit_file.preview({"path": "b.py", "old_string": "a", "new_string": "b"}, ctx)
+
+
+async def test_an_edit_to_a_file_changed_since_it_was_read_is_refused(
+        ctx: ToolContext, workspace: Path) -> None:
+    path = workspace / "notes.py"
+    path.write_text("value = 1\n")
+    await ReadFileTool().run({"path": "notes.py"}, ctx)
+    path.write_text("value = 1\nother = 2\n")  # the user's editor, after the model read it
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    edit = {"path": "notes.py", "old_string": "value = 1", "new_string": "value = 3"}
+    with pytest.raises(ToolError, match="changed on disk after you last read it.*read it again"):
+        await EditFileTool().run(edit, ctx)
+    assert path.read_text() == "value = 1\nother = 2\n"
+    await ReadFileTool().run({"path": "notes.py"}, ctx)
+    await EditFileTool().run(edit, ctx)  # read again: the edit lands
+    assert path.read_text() == "value = 3\nother = 2\n"

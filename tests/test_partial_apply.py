@@ -81,6 +81,7 @@ async def test_edit_refused_when_the_file_changed_after_review(tmp_path) -> None
         "line 2\n", "line two\n")
     # A change inside it (its context) would make the hunk name other lines: refused.
     path.write_text(OLD.replace("line 4\n", "line four\n"))
+    context.read_files.clear()  # as if the model had read it again (no stale-read refusal)
     with pytest.raises(ToolError, match="changed on disk after the user reviewed"):
         await tool.run_hunks(args, context, [0], reviewed)
     assert path.read_text() == OLD.replace("line 4\n", "line four\n")

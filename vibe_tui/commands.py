@@ -40,6 +40,7 @@ SLASH_COMMANDS = [
     SlashCommand("/compact", "/compact [FOCUS]", "summarise the conversation to free context"),
     SlashCommand("/resume", "/resume", "open an earlier session of this workspace"),
     SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)"),
+    SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them"),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository"),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads"),
     SlashCommand("/log", "/log", "where this session's event and call logs are"),
@@ -141,6 +142,19 @@ class CommandRunner:
     async def do_diff(self, _: str) -> None:
         self.app.action_changes()
 
+    async def do_rewind(self, argument: str) -> None:
+        session = self.app.session
+        if not argument:
+            self._say(rewind_listing(session))
+            return
+        if not argument.isdigit():
+            self._say("/rewind TURN: a turn number from /rewind's list")
+            return
+        try:
+            await session.rewind(int(argument))
+        except ValueError as exc:
+            self._say(f"nothing rewound: {exc}")
+
     async def do_init(self, _: str) -> None:
         from vibe_tui.core.prompts import INIT_PROMPT
 
@@ -218,6 +232,21 @@ class CommandRunner:
         output, code = await run_user_command(command, ctx.cwd, command_env(ctx))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
+
+
+def rewind_listing(session) -> str:
+    """The turns whose file changes /rewind can undo, with their prompts."""
+    from vibe_tui.core import events as ev
+
+    turns = session.checkpoints.turns()
+    if not turns:
+        return "no turn has changed a file with the agent's file tools yet"
+    prompts = {e.turn_id: e.prompt for e in session.event_log if isinstance(e, ev.TurnStarted)}
+    lines = ["/rewind N puts every file changed in turn N and later back as it was before:"]
+    for turn, files in turns.items():
+        prompt = " ".join(prompts.get(turn, "").split())[:60]
+        lines.append(f"  turn {turn} › {prompt}: {', '.join(files)}")
+    return "\n".join(lines)
 
 
 async def run_user_command(command: str, cwd, env: dict[str, str] | None = None

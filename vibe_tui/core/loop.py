@@ -534,6 +534,7 @@ class AgentLoop:
         changes = self.session.changes
         if paths:
             await asyncio.to_thread(changes.remember, paths)
+            await asyncio.to_thread(self.session.checkpoints.keep, self.turn_id, paths)
         try:
             run_hunks = getattr(tool, "run_hunks", None)
             if prepared.hunks is not None and run_hunks is not None:

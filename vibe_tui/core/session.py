@@ -24,6 +24,7 @@ from vibe_tui.core.agents_md import Memory, load_memory
 from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
+from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import Event
 from vibe_tui.core.mcp import McpManager, McpServer
@@ -107,6 +108,8 @@ class Session:
                 self.workspace, self.id)
         self.call_log = CallLog(call_log_path(self._store.path) if self._store else None,
                                 self.id)
+        self.checkpoints = Checkpoints(
+            self.workspace, self._store.path.with_suffix(".checkpoints") if self._store else None)
         self._restored_grants: dict[str, str] = {}  # approval id -> grant, while replaying
         for event in past_events or []:
             self._restore(event)
@@ -232,6 +235,25 @@ class Session:
         self._steering.extend(self.changes.take_notes())
         self.emit(ev.Notice, text=f"reverted: {done}")
         return done
+
+    async def rewind(self, turn_id: int) -> list[str]:
+        """Put the files the agent changed in turn ``turn_id`` and later back as they were
+        before it (``/rewind``; works after ``--resume`` too). The model hears of it before
+        its next step. Raises ValueError when there is nothing to rewind or a turn runs."""
+        if self.running:
+            raise ValueError("stop the running turn first (Esc), then rewind")
+        if not any(turn >= turn_id for turn in self.checkpoints.turns()):
+            raise ValueError(f"no file was changed in turn {turn_id} or later")
+        lines = await asyncio.to_thread(self.checkpoints.rewind, turn_id)
+        restored = [self.workspace / line.split(": ", 1)[0] for line in lines]
+        await asyncio.to_thread(self.changes.touched, restored)
+        for path in restored:  # the model's last read of them is no longer what is there
+            self.tool_context.read_files.pop(path, None)
+        self._steering.append(f"[vibe-tui: the user restored files to how they were before "
+                              f"turn {turn_id}: {'; '.join(lines)}. Read a file again before "
+                              "editing it.]")
+        self.emit(ev.Notice, text=f"rewound to before turn {turn_id}: " + "; ".join(lines))
+        return lines
 
     async def events(self, after: int | None = None) -> AsyncIterator[Event]:
         """Every event with an id above ``after``, then live ones until the session closes."""

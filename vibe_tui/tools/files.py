@@ -915,6 +915,7 @@ class EditFileTool:
 
     async def _plan(self, args: dict[str, Any], ctx: ToolContext) -> FileChange:
         path, rel = _resolve(args, ctx)
+        _refuse_if_changed_since_read(path, rel, ctx)
         return await in_thread(plan_edit, path, rel, args, ctx.workspace)
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
@@ -932,6 +933,21 @@ class EditFileTool:
     async def _land(self, change: FileChange, ctx: ToolContext) -> ToolOutput:
         ctx.read_files[change.path] = await in_thread(_write_change, change)
         return ToolOutput(change.result_text(show_diff=True), diff=change.diff, meta={"path": change.rel})
+
+
+def _refuse_if_changed_since_read(path: Path, rel: str, ctx: ToolContext) -> None:
+    """An edit planned on what the model read must not land on what someone else wrote
+    since (the user in their editor, a formatter, a command): it reads the file again."""
+    read_at = ctx.read_files.get(path)
+    if read_at is None:
+        return
+    try:
+        now = path.stat().st_mtime_ns
+    except OSError:
+        return  # gone: plan_edit says so
+    if now != read_at:
+        raise ToolError(f"{rel} changed on disk after you last read it (the user or a program "
+                        "wrote it); read it again with read_file, then make your edit")
 
 
 FILE_TOOLS = [ReadFileTool(), ListDirTool(), WriteFileTool(), EditFileTool()]
