@@ -120,7 +120,7 @@ class VibeApp(App[int]):
 
     @property
     def local_model_starting(self) -> bool:
-        return self._local_server is None and bool(self.workers) and any(
+        return self._local_server is None and any(
             worker.group == "local-model" and not worker.is_finished for worker in self.workers)
 
     @work(group="local-model", exit_on_error=False)
@@ -136,6 +136,11 @@ class VibeApp(App[int]):
         except LocalModelError as exc:
             self.status_bar.model = "no model"
             self.conversation.add_entry(f"The local model could not start: {exc}", "-error")
+            held, self._held = self._held, []
+            if held:  # kept in the prompt's history (↑): nothing typed is lost
+                more = f" and {len(held) - 1} more" if held[1:] else ""
+                self.conversation.add_entry(f"not sent, for want of a model (↑ brings it "
+                                            f"back): {held[0]}{more}", "-notice")
             return
         held, self._held = self._held, []
         for text in held:
