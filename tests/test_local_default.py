@@ -16,8 +16,12 @@ from vibe_tui.core import events as ev
 from vibe_tui.core.local_model import LIGHT_LOCAL_MODEL, cached_weights, model_dir
 from vibe_tui.core.session import Session
 from vibe_tui.headless import run_headless
+from vibe_tui.tools.files import ReadFileTool
 
 pytestmark = pytest.mark.timeout(600)
+# What is tested is the boot, not the tools: one tool keeps the prompt short, and a CPU
+# reads the whole default tool list for about a minute before the first token.
+ONE_TOOL = [ReadFileTool()]
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +43,7 @@ def is_gone(pid: int) -> bool:
 
 
 async def test_the_app_starts_the_local_model_and_a_message_sent_early_waits_for_it(tmp_path):
-    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path)
+    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path, tools=ONE_TOOL)
     app = VibeApp(session)
     async with app.run_test(size=(120, 40)) as pilot:
         # Typed before the model is ready: held, then sent once it is.
@@ -61,7 +65,8 @@ async def test_the_app_starts_the_local_model_and_a_message_sent_early_waits_for
 async def test_headless_mode_uses_the_local_model_when_nothing_is_configured(tmp_path):
     from vibe_tui.core.local_boot import boot_local_model, needs_local_model
 
-    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path, interactive=False)
+    session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path, interactive=False,
+                      tools=ONE_TOOL)
     assert needs_local_model(session)
     progress: list[str] = []
     server = await boot_local_model(session, lambda done, total, phase: progress.append(phase))
