@@ -15,12 +15,8 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pytest_textual_snapshot import SVGImageExtension
-from syrupy.assertion import SnapshotAssertion
-from syrupy.location import PyTestLocation
 
 from app_helpers import (  # noqa: F401 - fixtures
     litellm_loaded,
@@ -36,7 +32,6 @@ from vibe_tui.testing.fake_llm import FakeLLM, hold, text, tool_call, tool_calls
 from vibe_tui.widgets import status_bar
 from vibe_tui.widgets.timeline_item import Durations
 
-SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
 WORKSPACE = Path("/tmp/vibe-tui-snapshot/project")
 ANSWER = """\
 `add` now checks its arguments:
@@ -50,29 +45,6 @@ def add(a: int, b: int) -> int:
 
 - **tests**: 12 passed
 - run `pytest -q` to check again"""
-
-
-class RootSVGExtension(SVGImageExtension):
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(SNAPSHOT_DIR / test_location.basename)
-
-
-class RootSnapshotAssertion(SnapshotAssertion):
-    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
-        if extension_class is SVGImageExtension:
-            extension_class = RootSVGExtension
-        return super().use_extension(extension_class)
-
-
-@pytest.fixture
-def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
-    return RootSnapshotAssertion(
-        update_snapshots=snapshot.update_snapshots,
-        extension_class=snapshot.extension_class,
-        test_location=snapshot.test_location,
-        session=snapshot.session,
-    )
 
 
 @pytest.fixture

@@ -9,41 +9,10 @@ Update with ``uv run pytest tests/test_snapshots_approval.py --snapshot-update``
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
-from pytest_textual_snapshot import SVGImageExtension
-from syrupy.assertion import SnapshotAssertion
-from syrupy.location import PyTestLocation
 
-SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
 APPS = "snapshot_apps/approval_app.py"
-
-
-class RootSVGExtension(SVGImageExtension):
-    @classmethod
-    def dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(SNAPSHOT_DIR / test_location.basename)
-
-
-class RootSnapshotAssertion(SnapshotAssertion):
-    """``snap_compare`` switches to ``SVGImageExtension``; switch to ours instead."""
-
-    def use_extension(self, extension_class: Any = None) -> SnapshotAssertion:
-        if extension_class is SVGImageExtension:
-            extension_class = RootSVGExtension
-        return super().use_extension(extension_class)
-
-
-@pytest.fixture
-def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
-    return RootSnapshotAssertion(
-        update_snapshots=snapshot.update_snapshots,
-        extension_class=snapshot.extension_class,
-        test_location=snapshot.test_location,
-        session=snapshot.session,
-    )
 
 
 async def settle(pilot: Any) -> None:
