@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from vibe_tui.config import load_config
 from vibe_tui.evals import cli
 from vibe_tui.evals.report import build_report, format_table, score_suite
 from vibe_tui.evals.runner import (
@@ -18,6 +19,8 @@ from vibe_tui.evals.runner import (
     Endpoint,
     RunOptions,
     TaskError,
+    agent_argv,
+    agent_env,
     find_tasks,
     fixed_endpoint,
     load_task,
@@ -182,6 +185,29 @@ def test_keep_leaves_the_run_folder_with_events_and_answer(fake_llm, tmp_path):
         assert (kept / "repo" / ".git").is_dir()
     finally:
         shutil.rmtree(kept.parent)
+
+
+def test_the_endpoint_settings_reach_the_agent_through_its_config_and_the_key_not_argv(
+        fake_llm, tmp_path):
+    """The local model's eval runs see it configured as the app configures it (greedy
+    decoding, its window, the text tool-call reader), and its key stays off ``ps``."""
+    task = load_task(copy_task("config-value", tmp_path))
+    fake_llm.push(text("8443"))
+    endpoint = Endpoint(fake_llm.model, fake_llm.base_url, "sk-secret-key",
+                        (("temperature", 0.0), ("context_window", 8192), ("local_model", True)))
+    assert "sk-secret-key" not in agent_argv(task, endpoint, tmp_path, RunOptions())
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    env = agent_env(run_dir, endpoint)
+    config_file = Path(env["VIBE_TUI_HOME"]) / "config" / "config.toml"
+    assert config_file.stat().st_mode & 0o077 == 0
+    config = load_config(config_file)
+    assert (config.api_key, config.temperature, config.context_window, config.local_model) \
+        == ("sk-secret-key", 0.0, 8192, True)
+
+    [result] = asyncio.run(run_suite([task], fixed_endpoint(endpoint)))
+    assert result.passed, result.note
+    assert fake_llm.requests[-1]["temperature"] == 0.0
 
 
 # ---------------------------------------------------------------- no agent needed

@@ -112,8 +112,9 @@ class Config:
     repo_map_tokens: int = 1024
     """``[repo_map] max_tokens``: the size of that map."""
     local_model: bool = False
-    """Set by the app, not the file: the model is the embedded one, whose tool calls are
-    also read from its text when it writes them there."""
+    """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
+    is the embedded one, whose tool calls are also read from its text when it writes them
+    there."""
 
     def check_rules(self) -> None:
         """A rule that does not parse is an error, never silently skipped: an ignored deny

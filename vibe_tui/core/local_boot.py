@@ -24,14 +24,21 @@ async def boot_local_model(session: Session,
                            progress: ProgressCallback | None = None) -> LocalServer:
     """Fetch (first time only) and serve the local model, then point the session at it.
     The caller owns the returned server and stops it when the app ends."""
-    from vibe_tui.core.local_model import CONTEXT_SIZE, start_default_local_model
+    from vibe_tui.core.local_model import start_default_local_model
 
     model, api_base, server = await start_default_local_model(
         progress, session.config.local_model_name)
-    # Greedy decoding: a small model's tool calls break far more often when sampled.
     session.configure(model=model, api_base=api_base, api_key=server.api_key,
-                      temperature=0.0, context_window=CONTEXT_SIZE, local_model=True)
+                      **local_model_settings())
     return server
+
+
+def local_model_settings() -> dict[str, bool | int | float]:
+    """The config every user of the embedded model gets (the evals too)."""
+    from vibe_tui.core.local_model import CONTEXT_SIZE
+
+    # Greedy decoding: a small model's tool calls break far more often when sampled.
+    return {"temperature": 0.0, "context_window": CONTEXT_SIZE, "local_model": True}
 
 
 async def boot_if_needed(session: Session) -> LocalServer | None:

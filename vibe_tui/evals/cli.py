@@ -94,13 +94,15 @@ async def _run(args: argparse.Namespace) -> int:
         endpoint_for = fixed_endpoint(Endpoint(args.model, args.api_base, args.api_key))
         model = args.model
     else:
+        from vibe_tui.core.local_boot import local_model_settings
         from vibe_tui.core.local_model import (
             spec_of, start_default_local_model, stderr_progress)
 
         name = args.local_model
         title = spec_of(name).title if name else "the local model"
         model, api_base, server = await start_default_local_model(stderr_progress(title), name)
-        endpoint_for = fixed_endpoint(Endpoint(model, api_base, server.api_key))
+        endpoint_for = fixed_endpoint(Endpoint(model, api_base, server.api_key,
+                                               tuple(local_model_settings().items())))
     try:
         _warn_about_sandbox()
         print(f"running {len(tasks)} tasks x {args.runs} with {model}", file=sys.stderr)

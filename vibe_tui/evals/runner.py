@@ -38,6 +38,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.config import CONFIG_FILE, toml_string
+
 TASKS_DIR = Path(__file__).resolve().parents[2] / "evals" / "tasks"
 DEFAULT_TIMEOUT_S = 600.0
 CHECK_TIMEOUT_S = 120.0
@@ -143,14 +145,31 @@ class Endpoint:
     model: str
     api_base: str | None = None
     api_key: str | None = None
+    settings: tuple[tuple[str, bool | int | float | str], ...] = ()
+    """Further config keys for the agent, e.g. the embedded model's ``temperature`` and
+    ``local_model``, so a run sees the model configured as the app configures it."""
 
     def argv(self) -> list[str]:
         args = ["--model", self.model]
         if self.api_base:
             args += ["--api-base", self.api_base]
-        if self.api_key:
-            args += ["--api-key", self.api_key]
         return args
+
+    def config_text(self) -> str:
+        """The agent's ``config.toml``: the key lives here, not on the command line,
+        where any local user's ``ps`` could read it."""
+        values = dict(self.settings)
+        if self.api_key:
+            values["api_key"] = self.api_key
+        return "".join(f"{key} = {_toml_value(value)}\n" for key, value in values.items())
+
+
+def _toml_value(value: bool | int | float | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return toml_string(value)
 
 
 # Given a task, an async context that yields the model endpoint its run talks to.
@@ -346,12 +365,16 @@ def agent_argv(task: Task, endpoint: Endpoint, workspace: Path, options: RunOpti
     return argv
 
 
-def agent_env(run_dir: Path) -> dict[str, str]:
+def agent_env(run_dir: Path, endpoint: Endpoint) -> dict[str, str]:
     # A throwaway home: no user config changes the run, session logs stay in the run
     # folder, and a destructive command aimed at ~ finds nothing of the user's.
     home = run_dir / "home"
-    home.mkdir(exist_ok=True)
-    return {**os.environ, "HOME": str(home), "VIBE_TUI_HOME": str(home / ".vibe-tui"),
+    vibe_home = home / ".vibe-tui"
+    config_file = vibe_home / "config" / CONFIG_FILE
+    config_file.parent.mkdir(parents=True, exist_ok=True)
+    config_file.touch(mode=0o600)
+    config_file.write_text(endpoint.config_text(), encoding="utf-8")
+    return {**os.environ, "HOME": str(home), "VIBE_TUI_HOME": str(vibe_home),
             "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PATH": _path_with_our_python()}
 
 
@@ -409,7 +432,7 @@ async def _run_in(task: Task, run: int, endpoint_for: EndpointFor, options: RunO
         started, clock = time.time(), time.monotonic()
         with events_path.open("wb") as events_file, stderr_path.open("wb") as stderr_file:
             code, _ = await _run(agent_argv(task, endpoint, workspace, options), run_dir,
-                                 agent_env(run_dir), timeout, stdout=events_file,
+                                 agent_env(run_dir, endpoint), timeout, stdout=events_file,
                                  stderr=stderr_file)
         elapsed = time.monotonic() - clock
     lines = events_path.read_text(encoding="utf-8", errors="replace").splitlines()
