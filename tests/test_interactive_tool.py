@@ -124,7 +124,8 @@ async def test_python_repl(ctx):
     out = await send.run({"session_id": "pty1", "input": "<ctrl-d>"}, ctx)
     assert "exited with code 0" in out.text
     assert out.exit_code == 0 and out.ok and out.meta["state"] == "closed"
-    with pytest.raises(ToolError, match="pty1 .* is closed: the program exited with code 0"):
+    with pytest.raises(ToolError, match="pty1 .* is over: the program exited with code 0"
+                       ".* Nothing can be sent to it. To run a command again use bash"):
         await send.run({"session_id": "pty1", "input": "1<enter>"}, ctx)
 
 
@@ -173,6 +174,8 @@ async def test_program_that_exits_at_once(ctx):
     assert "exited with code 3" in out.text and screen_of(out.text) == ["hi"]
     assert out.exit_code == 3 and not out.ok
     assert interactive.running_sessions(ctx) == []
+    # A small model that ran its tests here is told where such commands belong.
+    assert out.text.endswith(interactive.RAN_TO_COMPLETION)
 
 
 async def _reads_until(ctx: ToolContext, first_text: str, sid: str, expected: str):

@@ -50,6 +50,10 @@ from vibe_tui.tools.pty_session import (  # noqa: F401 - public names of this mo
 )
 
 MAX_SESSIONS = 4
+EXITED = "the program exited"  # the reason a session closes when its program ends
+RAN_TO_COMPLETION = ("The program ran to completion without waiting for input, so the "
+                     "session is over. Run commands like this (tests, scripts, builds) with "
+                     "bash: it returns the whole output and the exit code.")
 DEFAULT_COLS, DEFAULT_ROWS = 100, 30
 MIN_COLS, MIN_ROWS = 20, 5
 MAX_COLS, MAX_ROWS = 250, 100
@@ -136,6 +140,13 @@ def _find(ctx: ToolContext, args: dict[str, Any]) -> PtySession:
     session = ctx.interactive.get(session_id)
     if session is None:
         raise ToolError(f"no interactive session '{session_id}'; {_describe_open(ctx)}")
+    if session.state == "closed" and (session.closed_reason or "").startswith(EXITED):
+        # Small models keep typing into a finished test run; say plainly that it is over.
+        raise ToolError(f"session {session_id} ({_short(session.command)}) is over: "
+                        f"{session.closed_reason}, and its last screen was already "
+                        f"returned. Nothing can be sent to it. To run a command again use "
+                        f"bash, or interactive_start if it waits for input; "
+                        f"{_describe_open(ctx)}")
     if session.state == "closed":
         raise ToolError(f"session {session_id} ({_short(session.command)}) is closed: "
                         f"{session.closed_reason}. Start a new one with interactive_start; "
@@ -190,7 +201,7 @@ async def report(session: PtySession, busy: bool, notes: list[str], *,
     """The screen for the model; a program that has exited is closed once reported."""
     text = render_report(session, busy, notes)
     if session.state == "exited":
-        await session.close(f"the program exited with code {session.exit_code}")
+        await session.close(f"{EXITED} with code {session.exit_code}")
     code = session.exit_code
     return ToolOutput(
         text,
@@ -273,6 +284,8 @@ class InteractiveStartTool:
                 busy = await session.settle()
             finally:
                 session.arm_idle()  # an interrupt keeps the session, and its idle limit
+            if session.state == "exited":
+                notes.append(RAN_TO_COMPLETION)
             return await report(session, busy, notes)
 
 
