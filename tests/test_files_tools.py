@@ -288,12 +288,30 @@ async def test_read_missing_file_suggests_similar_names(ctx: ToolContext, worksp
     assert "unrelated" not in message
 
 
-async def test_read_missing_file_without_similar_names(ctx: ToolContext, workspace: Path) -> None:
+async def test_read_missing_file_without_similar_names_shows_the_top_level(
+        ctx: ToolContext, workspace: Path) -> None:
+    (workspace / "app").mkdir()
+    (workspace / "README.md").write_text("")
     with pytest.raises(ToolError) as caught:
         await read_file.run({"path": "zzz.py"}, ctx)
-    assert str(caught.value) == "file not found: zzz.py"
-    with pytest.raises(ToolError, match="file not found: no/such/file.py .folder no/such does not exist"):
+    assert str(caught.value) == "file not found: zzz.py; the workspace's top level holds: README.md, app/"
+    with pytest.raises(ToolError, match="file not found: no/such/file.py .folder no/such does not exist.; "
+                                        "the workspace's top level holds: README.md, app/$"):
         await read_file.run({"path": "no/such/file.py"}, ctx)
+
+
+async def test_a_guessed_folder_is_answered_with_the_real_place_of_that_name(
+        ctx: ToolContext, workspace: Path) -> None:
+    """The local model asked for src/config.py where the project keeps app/config.py."""
+    (workspace / "app" / "settings").mkdir(parents=True)
+    (workspace / "app" / "settings" / "config.py").write_text("PORT = 1\n")
+    (workspace / "build").mkdir()
+    (workspace / "build" / "config.py").write_text("")
+    (workspace / ".gitignore").write_text("build/\n")
+    with pytest.raises(ToolError) as caught:
+        await read_file.run({"path": "src/config.py"}, ctx)
+    assert str(caught.value) == ("file not found: src/config.py (folder src does not exist); "
+                                 "files named config.py in the workspace: app/settings/config.py")
 
 
 async def test_read_directory_points_to_list_dir(ctx: ToolContext, workspace: Path) -> None:
@@ -350,7 +368,7 @@ async def test_list_dir_caps_entries(ctx: ToolContext, workspace: Path) -> None:
 
 async def test_list_dir_errors(ctx: ToolContext, workspace: Path) -> None:
     (workspace / "a.txt").write_text("")
-    with pytest.raises(ToolError, match="directory not found: nope"):
+    with pytest.raises(ToolError, match="^directory not found: nope; the workspace's top level holds: a.txt$"):
         await list_dir.run({"path": "nope"}, ctx)
     with pytest.raises(ToolError, match="a.txt is a file.*read_file"):
         await list_dir.run({"path": "a.txt"}, ctx)

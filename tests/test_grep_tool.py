@@ -256,8 +256,18 @@ async def test_outside_workspace_refused(grep, ctx):
 
 
 async def test_missing_path(grep, ctx):
-    with pytest.raises(ToolError, match="no such file or directory: nope"):
+    with pytest.raises(ToolError, match="no such file or directory: nope; the workspace's top level"):
         await grep.run({"pattern": "x", "path": "nope"}, ctx)
+
+
+async def test_a_guessed_path_is_answered_with_the_real_one(grep, ctx):
+    """The local model grepped src/app.py three times in a row, where the project has
+    app/settings.py: the error now names the real place."""
+    (ctx.workspace / "app").mkdir()
+    (ctx.workspace / "app" / "app.py").write_text("PORT = 1\n")
+    with pytest.raises(ToolError, match="^no such file or directory: src/app.py; "
+                                        "files named app.py in the workspace: app/app.py$"):
+        await grep.run({"pattern": "PORT", "path": "src/app.py"}, ctx)
 
 
 def test_precheck(ctx, tmp_path):

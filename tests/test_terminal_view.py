@@ -4,7 +4,6 @@ real pseudo-terminal."""
 
 from __future__ import annotations
 
-import pytest
 from rich.style import Style
 from textual import events
 

@@ -32,7 +32,7 @@ from vibe_tui.tools.base import (
     require,
 )
 from vibe_tui.tools.edit_diagnosis import describe_missing, line_of
-from vibe_tui.tools.paths import display_path, resolve_in_workspace
+from vibe_tui.tools.paths import display_path, resolve_in_workspace, where_instead
 
 MAX_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -96,21 +96,13 @@ def _decode(raw: bytes) -> tuple[str, str, bool] | None:
 
 
 def _not_found(path: Path, rel: str, workspace: Path) -> ToolError:
-    """"file not found", with up to three similar names from the same folder."""
     folder = path.parent
     if not folder.is_dir():
-        folder_rel = display_path(folder, workspace)
-        return ToolError(f"file not found: {rel} (folder {folder_rel} does not exist)")
-    try:
-        names = [entry.name for entry in os.scandir(folder)]
-    except OSError:
-        names = []
-    similar = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
-    message = f"file not found: {rel}"
-    if similar:
-        shown = ", ".join(display_path(folder / name, workspace) for name in similar)
-        message += f"; similar names: {shown}"
-    return ToolError(message)
+        message = (f"file not found: {rel} (folder {display_path(folder, workspace)} "
+                   f"does not exist)")
+    else:
+        message = f"file not found: {rel}"
+    return ToolError(f"{message}; {where_instead(path, workspace)}")
 
 
 def _stat_regular_file(path: Path, rel: str, workspace: Path) -> os.stat_result:
@@ -458,7 +450,7 @@ def _entry_label(entry: os.DirEntry) -> str:
     return entry.name + "/" if is_dir else entry.name
 
 
-def list_entries(path: Path, rel: str) -> str:
+def list_entries(path: Path, rel: str, workspace: Path) -> str:
     """The text list_dir returns."""
     if path.is_file():
         raise ToolError(f"{rel} is a file, not a directory; use read_file to read it")
@@ -466,7 +458,7 @@ def list_entries(path: Path, rel: str) -> str:
         with os.scandir(path) as entries:
             labels = [_entry_label(entry) for entry in entries if entry.name not in _SKIPPED_ENTRIES]
     except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(f"directory not found: {rel}") from None
+        raise ToolError(f"directory not found: {rel}; {where_instead(path, workspace)}") from None
     except OSError as error:
         raise ToolError(f"cannot list {rel}: {error.strerror}") from None
     if not labels:
@@ -506,7 +498,7 @@ class ListDirTool:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         path, rel = _resolve(args, ctx, default=".")
-        return ToolOutput(await in_thread(list_entries, path, rel), meta={"path": rel})
+        return ToolOutput(await in_thread(list_entries, path, rel, ctx.workspace), meta={"path": rel})
 
 
 # ---------------------------------------------------------------- write_file
@@ -711,7 +703,10 @@ class EditFileTool:
         "Change part of an existing file: replaces old_string with new_string. old_string "
         "must match the file exactly (same indentation and whitespace, no line numbers) and "
         "occur once; include a few surrounding lines to make it unique, or set replace_all "
-        "to change every occurrence. Read the file first. To create a file use write_file."
+        "to change every occurrence. Read the file first. To create a file use write_file. "
+        "Copy old_string from read_file's output, quotes and commas included: to change "
+        "the line `  \"port\": 80,` of a JSON file, old_string is `\"port\": 80,` and "
+        "new_string is `\"port\": 8080,`."
     )
     parameters = {
         "type": "object",

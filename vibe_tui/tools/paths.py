@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -45,3 +46,43 @@ def display_path(path: Path, workspace: Path) -> str:
     except ValueError:
         return str(path)
     return str(rel) if str(rel) != "." else "."
+
+
+MAX_TOP_LEVEL_SHOWN = 30
+
+
+def where_instead(path: Path, workspace: Path) -> str:
+    """For a path that does not exist, where to look instead: similar names in its
+    folder, entries of that name elsewhere in the workspace, or the workspace's top
+    level. Small models guess paths (``src/config.py``); real ones get them back on
+    track, and a repeated guess meets the same list."""
+    folder = path.parent
+    if folder.is_dir():
+        similar = difflib.get_close_matches(path.name, _names_in(folder), n=3, cutoff=0.6)
+        if similar:
+            return "similar names: " + ", ".join(display_path(folder / name, workspace)
+                                                 for name in similar)
+    elsewhere = _same_name_elsewhere(path.name, workspace)
+    if elsewhere:
+        return f"files named {path.name} in the workspace: {', '.join(elsewhere)}"
+    top = sorted(name + "/" if (workspace / name).is_dir() else name
+                 for name in _names_in(workspace) if name != ".git")
+    shown = ", ".join(top[:MAX_TOP_LEVEL_SHOWN])
+    if len(top) > MAX_TOP_LEVEL_SHOWN:
+        shown += ", ..."
+    return f"the workspace's top level holds: {shown or '(nothing)'}"
+
+
+def _names_in(folder: Path) -> list[str]:
+    try:
+        return [entry.name for entry in os.scandir(folder)]
+    except OSError:
+        return []
+
+
+def _same_name_elsewhere(name: str, workspace: Path) -> list[str]:
+    from vibe_tui.tools.search import select_files  # the same walk and ignore rules as grep
+
+    if not name or any(char in name for char in "*?[]!\\"):
+        return []
+    return select_files(workspace, workspace, name).files[:3]

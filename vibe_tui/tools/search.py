@@ -35,7 +35,7 @@ from typing import Any, Literal
 from pathspec import GitIgnoreSpec
 
 from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, ToolRequest, optional, require
-from vibe_tui.tools.paths import display_path, resolve_in_workspace
+from vibe_tui.tools.paths import display_path, resolve_in_workspace, where_instead
 
 MAX_MATCHES = 200
 MAX_FILES = 5_000
@@ -466,7 +466,9 @@ class GrepTool:
         "literal: true searches for the plain text. path is a file or folder (default: the "
         "current directory); glob filters files, e.g. '*.py', 'src/**/*.ts' (relative to "
         "path) or '!*.md' to exclude. Skips .gitignored, hidden and binary files. At most "
-        "200 matches and 5000 files; long lines are cut at 300 characters."
+        "200 matches and 5000 files; long lines are cut at 300 characters. Example: "
+        "grep(pattern=\"def load_config\") searches the whole project; leave path out "
+        "unless you know the file exists."
     )
     parameters = {
         "type": "object",
@@ -505,7 +507,8 @@ class GrepTool:
         parsed = _parse(args, ctx)
         where = display_path(parsed.root, ctx.workspace)
         if not parsed.root.exists():
-            raise ToolError(f"no such file or directory: {where}")
+            hint = await asyncio.to_thread(where_instead, parsed.root, ctx.workspace)
+            raise ToolError(f"no such file or directory: {where}; {hint}")
         if not (parsed.root.is_dir() or parsed.root.is_file()):
             raise ToolError(f"not a regular file or folder: {where}")
         selection = await asyncio.to_thread(select_files, parsed.root, ctx.workspace, parsed.glob)

@@ -330,7 +330,8 @@ class BashTool:
         "children are killed. Output is capped at 64 KiB of stdout and 16 KiB of stderr "
         "(head and tail kept). A command that is only `cd DIR` changes the directory for "
         "later commands (inside the workspace). To read or search files use read_file, "
-        "grep and list_dir instead of cat, grep or find."
+        "grep and list_dir instead of cat, grep or find. Use it to run tests, scripts and "
+        "builds, e.g. bash(command=\"python -m pytest -q\") or bash(command=\"node --test\")."
     )
     parameters = {
         "type": "object",
