@@ -6,7 +6,7 @@ import json
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages
 from vibe_tui.core import events as ev
-from vibe_tui.core.loop import EMPTY_ANSWER_PROMPT, REPEAT_HINT
+from vibe_tui.core.loop import EMPTY_ANSWER_PROMPT, REPEAT_HINT, RESAMPLE_TEMPERATURE
 from vibe_tui.testing.fake_llm import cut_stream, error, hold, text, tool_call, tool_calls
 
 
@@ -63,6 +63,18 @@ async def test_repeated_failing_call_gets_a_hint_then_ends_the_turn(fake_llm, tm
     assert REPEAT_HINT in results[1].output
     assert end.state == "failed" and "three times" in end.message
     assert len(fake_llm.requests) == 3
+
+
+async def test_a_greedy_model_samples_once_after_repeating_a_failing_call(fake_llm, tmp_path):
+    """At temperature 0 the same context gives the same call: the request after a
+    repeat is sampled, and the next one is greedy again."""
+    for _ in range(2):
+        fake_llm.push(tool_calls(tool_call("read_file", {"path": "missing.py"})))
+    fake_llm.push(tool_calls(tool_call("list_dir", {})), text("done"))
+    session = make_session(fake_llm, tmp_path, temperature=0.0)
+    end = await run_turn(session, "read missing.py")
+    assert end.state == "completed"
+    assert [r.get("temperature") for r in fake_llm.requests] == [0.0, 0.0, RESAMPLE_TEMPERATURE, 0.0]
 
 
 async def test_empty_answer_is_reprompted_once(fake_llm, tmp_path):

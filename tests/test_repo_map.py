@@ -285,6 +285,42 @@ async def test_without_repo_map_auto_the_first_request_is_the_prompt(fake_llm, t
     await session.close()
 
 
+async def test_the_embedded_model_gets_a_map_unless_the_user_turned_it_off(
+        fake_llm, tmp_path: Path):
+    """Unset ``[repo_map] auto`` means on for the local model, which guesses paths
+    otherwise; an explicit ``auto = false`` wins."""
+    from engine_helpers import make_session, run_turn
+    from vibe_tui.testing.fake_llm import text
+
+    (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
+    fake_llm.push(text("ok"), text("ok"))
+    local = make_session(fake_llm, tmp_path, local_model=True, context_window=8192)
+    await run_turn(local, "where is the invoice computed?")
+    assert "def compute_invoice" in fake_llm.requests[0]["messages"][1]["content"]
+    await local.close()
+    turned_off = make_session(fake_llm, tmp_path, local_model=True, repo_map_auto=False)
+    await run_turn(turned_off, "hello")
+    assert fake_llm.requests[1]["messages"][1] == {"role": "user", "content": "hello"}
+    await turned_off.close()
+
+
+def test_the_first_request_overview_names_every_file_of_a_small_project(tmp_path: Path):
+    """Config and data files have no definitions: without the list, a model looking
+    for a value in config/prod.toml would only see the code."""
+    from vibe_tui.tools import repo_map
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "prod.toml").write_text("port = 8443\n")
+    (tmp_path / "app.py").write_text("def load():\n    return 1\n")
+    text = repo_map.first_request_overview(tmp_path, 512, "which port in production?")
+    assert text.startswith("Files (2): app.py, config/prod.toml\n\nRepo map of 1 source files")
+    assert "def load" in text
+    for number in range(repo_map.OVERVIEW_MAX_FILES):
+        (tmp_path / "config" / f"extra{number}.toml").write_text("")
+    text = repo_map.first_request_overview(tmp_path, 512, "which port in production?")
+    assert text.startswith("Top level: app.py, config/\n\nRepo map")
+
+
 def test_a_map_made_before_is_read_back_until_a_file_changes(tmp_path: Path):
     """A new session on an unchanged repository reads the rendered map from disk; any
     change to a file, the focus or the budget makes it anew."""

@@ -106,15 +106,21 @@ class Config:
     allow_host: bool = False
     """``[sandbox] allow_host``: where bubblewrap cannot start, run commands on the host
     anyway instead of refusing them (as ``VIBE_TUI_ALLOW_HOST=1`` does)."""
-    repo_map_auto: bool = False
+    repo_map_auto: bool | None = None
     """``[repo_map] auto``: the first request of each session carries a repo map focused
-    on the task."""
+    on the task. Unset: on for the embedded model (which otherwise guesses paths like
+    ``src/config.py`` before looking), off for the others."""
     repo_map_tokens: int = 1024
     """``[repo_map] max_tokens``: the size of that map."""
     local_model: bool = False
     """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
     is the embedded one, whose tool calls are also read from its text when it writes them
     there."""
+
+    @property
+    def repo_map_first(self) -> bool:
+        """Whether the first request carries a repo map (``repo_map_auto``, resolved)."""
+        return self.local_model if self.repo_map_auto is None else self.repo_map_auto
 
     def check_rules(self) -> None:
         """A rule that does not parse is an error, never silently skipped: an ignored deny

@@ -16,7 +16,7 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from vibe_tui.core import context as ctx
@@ -47,6 +47,7 @@ REPEAT_HINT = (
     "\n\n[vibe-tui: this exact call already failed with the same arguments. Do not repeat "
     "it: change the arguments or take another approach.]"
 )
+RESAMPLE_TEMPERATURE = 0.7
 INTERRUPTED = "interrupted by the user"
 # A cheap first cut before any counting; the real cap is a share of the context window.
 MAX_RESULT_CHARS = 100_000
@@ -61,8 +62,9 @@ UNFINISHED_REPORT = "[the helper used all its {calls} model calls before finishi
 
 # The automatic repo map must not hold up the first answer for long; the tool is there.
 REPO_MAP_TIMEOUT_S = 20.0
-REPO_MAP_INTRO = ("[vibe-tui: a map of this repository (ranked definitions, with line "
-                  "numbers), to help you find your way; repo_map gives more.]")
+REPO_MAP_INTRO = ("[vibe-tui: the files of this repository and a map of its code (ranked "
+                  "definitions, with line numbers), to help you find your way; use these "
+                  "paths, and repo_map for more.]")
 
 
 @dataclass
@@ -125,6 +127,7 @@ class AgentLoop:
         self._streamed: list[str] = []
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._failures: dict[tuple[str, str], int] = {}
+        self._repeated = False  # the last results answered a repeated failing call
 
     @property
     def nested(self) -> bool:
@@ -161,16 +164,20 @@ class AgentLoop:
         session.emit(ev.TurnEnded, state=state, message=message)
 
     async def _first_turn_context(self, prompt: str) -> str | None:
-        """With ``repo_map_auto``, the first request of a session carries a repo map
-        focused on the prompt; a map that fails or takes too long is left out."""
-        if not self.config.repo_map_auto or self.scope.messages:
+        """With ``repo_map_auto`` (resolved by ``Config.repo_map_first``), the first
+        request of a session carries a repo map focused on the prompt; a map that fails or
+        takes too long is left out."""
+        if not self.config.repo_map_first or self.scope.messages:
             return None
-        from vibe_tui.tools.repo_map import build_map
+        from vibe_tui.tools.repo_map import first_request_overview
 
+        window = await self.scope.context.window(self.session.model)
+        # A small window keeps most of its room for the work itself.
+        budget = min(self.config.repo_map_tokens, window.tokens // 16)
         try:
             text = await asyncio.wait_for(asyncio.to_thread(
-                build_map, self.session.workspace, (), (), self.config.repo_map_tokens,
-                focus_text=prompt), REPO_MAP_TIMEOUT_S)
+                first_request_overview, self.session.workspace, budget, prompt),
+                REPO_MAP_TIMEOUT_S)
         except (asyncio.TimeoutError, OSError, ValueError) as exc:
             log.warning("no repo map for the first request: %r", exc)
             return None
@@ -247,6 +254,12 @@ class AgentLoop:
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
+        if self._repeated and settings.temperature == 0.0:
+            # Greedy decoding gives the same call again for nearly the same context; the
+            # hint alone rarely changes that (the local model grepped one missing path
+            # three times). One sampled answer breaks the loop.
+            settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
+        self._repeated = False
         self._refresh_schemas()
         raw = await self._fit_context(settings.model)
         messages = self._request_messages()
@@ -566,6 +579,7 @@ class AgentLoop:
             self._failures[key] = self._failures.get(key, 0) + 1
             if self._failures[key] >= 2:
                 text += REPEAT_HINT
+                self._repeated = True
         self._open_calls.pop(prepared.call_id, None)
         self.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
                   output=text, status=status, duration_s=round(duration, 4),

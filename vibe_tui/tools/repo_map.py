@@ -32,6 +32,7 @@ from vibe_tui.tools.search import IgnoreRules
 # tens of seconds cold, but only once.
 MAX_MAP_FILES = 20_000
 MIN_TOKENS = 64
+OVERVIEW_MAX_FILES = 60  # a longer list of names says little; the map says more
 MAX_TOKENS = 16_384
 SKIPPED_DIRS = frozenset(
     {
@@ -145,6 +146,27 @@ def build_map(
     names ``focus_text`` mentions (a task, the conversation so far: see
     ``parse_focus``). Blocking: call it with ``asyncio.to_thread``."""
     return map_workspace(workspace, focus_files, focus_idents, max_tokens, focus_text).text
+
+
+def first_request_overview(workspace: Path, max_tokens: int, focus_text: str) -> str:
+    """What the first request of a session carries with ``[repo_map] auto``: the
+    workspace's files (all of them in a small project, the top level in a large one:
+    config and data files have no definitions, so the map alone leaves them out), then
+    the map focused on the task in the room left. Blocking."""
+    from vibe_tui.tools.search import select_files
+
+    selection = select_files(workspace, workspace, None)
+    if len(selection.files) <= OVERVIEW_MAX_FILES and not selection.truncated:
+        listing = f"Files ({len(selection.files)}): {', '.join(selection.files)}"
+    else:
+        top = sorted({rel.split("/", 1)[0] + ("/" if "/" in rel else "")
+                      for rel in selection.files})
+        listing = f"Top level: {', '.join(top[:OVERVIEW_MAX_FILES])}"
+    room = max_tokens - count_tokens(listing)
+    if room < MIN_TOKENS:
+        return listing
+    repo_map = map_workspace(workspace, (), (), room, focus_text)
+    return f"{listing}\n\n{repo_map.text}" if repo_map.files_shown else listing
 
 
 def map_workspace(
