@@ -219,7 +219,8 @@ async def test_diff_and_ctrl_d_open_the_changes_of_the_session(fake_llm, tmp_pat
     from vibe_tui.testing.fake_llm import tool_call, tool_calls
 
     (tmp_path / "notes.txt").write_text("one\n")
-    fake_llm.push(tool_calls(tool_call("write_file", {"path": "notes.txt",
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "notes.txt"}),
+                             tool_call("write_file", {"path": "notes.txt",
                                                       "content": "one\ntwo\n"})),
                   text("added a line"))
     app = make_app(fake_llm, tmp_path, mode="accept-edits")
@@ -276,7 +277,8 @@ async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_pat
     from vibe_tui.testing.fake_llm import tool_call, tool_calls
 
     (tmp_path / "notes.txt").write_text("original\n")
-    fake_llm.push(tool_calls(tool_call("write_file", {"path": "notes.txt", "content": "new\n"})),
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "notes.txt"}),
+                             tool_call("write_file", {"path": "notes.txt", "content": "new\n"})),
                   text("changed it"))
     app = make_app(fake_llm, tmp_path, mode="accept-edits")
     async with app.run_test(size=SIZE) as pilot:

@@ -162,6 +162,7 @@ async def test_changes_screen_lists_files_and_reverts_a_hunk(fake_llm, tmp_path)
     (tmp_path / "g.txt").write_text("g\n")
     fake_llm.push(tool_calls(
         tool_call("edit_file", {"path": "f.txt", "old_string": OLD, "new_string": NEW}),
+        tool_call("read_file", {"path": "g.txt"}),
         tool_call("write_file", {"path": "g.txt", "content": "G\n"})), text("done"))
     app = make_app(fake_llm, tmp_path, mode="accept-edits")
     async with app.run_test(size=SIZE) as pilot:

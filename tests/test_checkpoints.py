@@ -13,7 +13,9 @@ from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 
 
 def write(path: str, content: str):
-    return tool_calls(tool_call("write_file", {"path": path, "content": content}))
+    # write_file replaces only a file the model has read (a new file needs no read).
+    return tool_calls(tool_call("read_file", {"path": path}),
+                      tool_call("write_file", {"path": path, "content": content}))
 
 
 async def test_rewind_restores_files_after_a_resume_and_the_model_hears_of_it(fake_llm,

@@ -406,6 +406,7 @@ async def test_write_over_existing_returns_diff_and_keeps_mode(ctx: ToolContext,
     path = workspace / "run.sh"
     path.write_text("echo one\n")
     path.chmod(0o751)
+    await read_file.run({"path": "run.sh"}, ctx)  # write_file replaces only what was read
     output = await write_file.run({"path": "run.sh", "content": "echo two\n"}, ctx)
     assert path.read_text() == "echo two\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o751
@@ -418,14 +419,30 @@ async def test_write_same_content_says_nothing_changed(ctx: ToolContext, workspa
     path = workspace / "a.txt"
     path.write_text("same\n")
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    await read_file.run({"path": "a.txt"}, ctx)
     output = await write_file.run({"path": "a.txt", "content": "same\n"}, ctx)
     assert output.text == "a.txt already had this content; nothing changed" and output.diff == ""
     assert path.stat().st_mtime_ns == 1_000_000_000
 
 
+async def test_write_refuses_to_replace_a_file_it_has_not_read(ctx: ToolContext, workspace: Path) -> None:
+    """The local model replaced a 21-line config with the three keys it was asked to
+    change: a file must be read before write_file replaces it."""
+    path = workspace / "app.json"
+    path.write_text('{"name": "atlas", "port": 80}\n')
+    with pytest.raises(ToolError, match="app.json already exists and you have not read it: "
+                                        "write_file replaces the whole file"):
+        await write_file.run({"path": "app.json", "content": '{"port": 8080}\n'}, ctx)
+    assert path.read_text() == '{"name": "atlas", "port": 80}\n'
+    await read_file.run({"path": "app.json"}, ctx)
+    await write_file.run({"path": "app.json", "content": '{"port": 8080}\n'}, ctx)
+    assert path.read_text() == '{"port": 8080}\n'
+
+
 async def test_write_keeps_crlf_of_existing_file(ctx: ToolContext, workspace: Path) -> None:
     path = workspace / "win.txt"
     path.write_bytes(b"one\r\ntwo\r\n")
+    await read_file.run({"path": "win.txt"}, ctx)
     output = await write_file.run({"path": "win.txt", "content": "one\nthree\n"}, ctx)
     assert path.read_bytes() == b"one\r\nthree\r\n"
     assert "\r" not in (output.diff or "")
@@ -459,6 +476,7 @@ async def test_write_refuses_directory_binary_and_file_as_folder(ctx: ToolContex
 
 async def test_write_preview_matches_run_and_writes_nothing(ctx: ToolContext, workspace: Path) -> None:
     (workspace / "a.txt").write_text("old\n")
+    await read_file.run({"path": "a.txt"}, ctx)
     args = {"path": "a.txt", "content": "new\n"}
     preview = await write_file.preview(args, ctx)
     assert (workspace / "a.txt").read_text() == "old\n"
@@ -472,6 +490,7 @@ async def test_write_preview_matches_run_and_writes_nothing(ctx: ToolContext, wo
 async def test_write_latin1_file_switches_to_utf8_when_needed(ctx: ToolContext, workspace: Path) -> None:
     path = workspace / "old.txt"
     path.write_bytes("café\n".encode("latin-1"))
+    await read_file.run({"path": "old.txt"}, ctx)
     await write_file.run({"path": "old.txt", "content": "crème\n"}, ctx)
     assert path.read_bytes() == "crème\n".encode("latin-1")
     output = await write_file.run({"path": "old.txt", "content": "→ arrow\n"}, ctx)

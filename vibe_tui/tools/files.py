@@ -587,8 +587,14 @@ class WriteFileTool:
         return ToolRequest(self.name, self.kind, args, paths=(path,))
 
     async def _plan(self, args: dict[str, Any], ctx: ToolContext) -> FileChange:
+        # Here rather than in precheck, which sees a whole batch of calls before any runs:
+        # a read_file earlier in the same answer counts.
         path, rel = _resolve(args, ctx)
-        return await in_thread(plan_write, path, rel, require(args, "content"), ctx.workspace)
+        _refuse_if_changed_since_read(path, rel, ctx)
+        change = await in_thread(plan_write, path, rel, require(args, "content"), ctx.workspace)
+        if change.original is not None:
+            _refuse_unread_replacement(path, rel, ctx)
+        return change
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
         return (await self._plan(args, ctx)).diff
@@ -700,13 +706,11 @@ class EditFileTool:
     name = "edit_file"
     kind: ToolKind = "edit"
     description = (
-        "Change part of an existing file: replaces old_string with new_string. old_string "
-        "must match the file exactly (same indentation and whitespace, no line numbers) and "
-        "occur once; include a few surrounding lines to make it unique, or set replace_all "
-        "to change every occurrence. Read the file first. To create a file use write_file. "
-        "Copy old_string from read_file's output, quotes and commas included: to change "
-        "the line `  \"port\": 80,` of a JSON file, old_string is `\"port\": 80,` and "
-        "new_string is `\"port\": 8080,`."
+        "Replace old_string with new_string in an existing file you have read. old_string is "
+        "copied exactly from the file (indentation, quotes and commas; no line numbers) and "
+        "occurs once (add nearby lines, or set replace_all). Example, for the JSON line "
+        "`  \"port\": 80,`: old_string `\"port\": 80,`, new_string `\"port\": 8080,`. "
+        "To create a file use write_file."
     )
     parameters = {
         "type": "object",
@@ -748,6 +752,17 @@ class EditFileTool:
     async def _land(self, change: FileChange, ctx: ToolContext) -> ToolOutput:
         ctx.read_files[change.path] = await in_thread(_write_change, change)
         return ToolOutput(change.result_text(show_diff=True), diff=change.diff, meta={"path": change.rel})
+
+
+def _refuse_unread_replacement(path: Path, rel: str, ctx: ToolContext) -> None:
+    """write_file over a file the model never saw throws away what it did not know was
+    there (the local model replaced a 21-line config with the three keys it was asked to
+    change): it must read the file first, as for edit_file."""
+    if path in ctx.read_files:
+        return
+    raise ToolError(f"{rel} already exists and you have not read it: write_file replaces the "
+                    "whole file. Read it with read_file first; to change part of it, use "
+                    "edit_file")
 
 
 def _refuse_if_changed_since_read(path: Path, rel: str, ctx: ToolContext) -> None:
