@@ -6,7 +6,7 @@ import json
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages
 from vibe_tui.core import events as ev
-from vibe_tui.core.loop import EMPTY_ANSWER_PROMPT, REPEAT_HINT, RESAMPLE_TEMPERATURE
+from vibe_tui.core.loop import CUT_OFF_PROMPT, EMPTY_ANSWER_PROMPT, REPEAT_HINT, RESAMPLE_TEMPERATURE
 from vibe_tui.testing.fake_llm import cut_stream, error, hold, text, tool_call, tool_calls
 
 
@@ -75,6 +75,25 @@ async def test_a_greedy_model_samples_once_after_repeating_a_failing_call(fake_l
     end = await run_turn(session, "read missing.py")
     assert end.state == "completed"
     assert [r.get("temperature") for r in fake_llm.requests] == [0.0, 0.0, RESAMPLE_TEMPERATURE, 0.0]
+
+
+async def test_an_answer_cut_at_the_output_limit_is_reprompted_not_taken_as_final(fake_llm, tmp_path):
+    """The local model looped on one line until its window was full: it now has an output
+    cap, and an answer that hits it is not the end of the task."""
+    fake_llm.push(text("I will now " + "repeat " * 50, finish_reason="length"), text("Done: it is 42."))
+    session = make_session(fake_llm, tmp_path, max_output_tokens=64)
+    end = await run_turn(session, "what is it?")
+    assert end.state == "completed"
+    assert of_type(session, ev.AssistantMessage)[-1].text == "Done: it is 42."
+    assert fake_llm.requests[0]["max_tokens"] == 64
+    assert fake_llm.requests[1]["messages"][-1] == {"role": "user", "content": CUT_OFF_PROMPT}
+
+
+async def test_two_answers_cut_at_the_output_limit_end_the_turn(fake_llm, tmp_path):
+    fake_llm.push(*[text("again " * 20, finish_reason="length")] * 2)
+    session = make_session(fake_llm, tmp_path, max_output_tokens=32)
+    end = await run_turn(session, "hi")
+    assert end.state == "failed" and "cut off at its output limit twice" in end.message
 
 
 async def test_empty_answer_is_reprompted_once(fake_llm, tmp_path):

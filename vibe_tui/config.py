@@ -89,6 +89,9 @@ class Config:
     """The longest timeout the model may ask for."""
     temperature: float | None = None
     """Sampling temperature; None leaves the provider's default."""
+    max_output_tokens: int | None = None
+    """Cap on each answer, in tokens; None leaves the provider's. The embedded model gets
+    one: a small model can repeat a line until its whole window is full (minutes)."""
     context_window: int | None = None
     """Tokens the model reads at once. None asks LiteLLM; local models report nothing, and
     then 8,192 is assumed. A ``[models."name"]`` entry wins over this for that model."""

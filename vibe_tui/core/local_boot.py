@@ -33,12 +33,17 @@ async def boot_local_model(session: Session,
     return server
 
 
+# About 8 KB of code in one write_file; at ~10 tokens/s on two cores, over three minutes.
+LOCAL_MAX_OUTPUT_TOKENS = 2048
+
+
 def local_model_settings() -> dict[str, bool | int | float]:
     """The config every user of the embedded model gets (the evals too)."""
     from vibe_tui.core.local_model import CONTEXT_SIZE
 
     # Greedy decoding: a small model's tool calls break far more often when sampled.
-    return {"temperature": 0.0, "context_window": CONTEXT_SIZE, "local_model": True}
+    return {"temperature": 0.0, "context_window": CONTEXT_SIZE, "local_model": True,
+            "max_output_tokens": LOCAL_MAX_OUTPUT_TOKENS}
 
 
 async def boot_if_needed(session: Session) -> LocalServer | None:

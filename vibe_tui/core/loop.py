@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 EMPTY_ANSWER_PROMPT = (
     "Your last answer was empty. Continue the task: call a tool, or answer the user in words."
 )
+CUT_OFF_PROMPT = (
+    "[vibe-tui: your answer was cut off at the output limit. Do not repeat it. Continue the "
+    "task with one tool call, or give a short final answer; write a big file in parts.]"
+)
 REPEAT_HINT = (
     "\n\n[vibe-tui: this exact call already failed with the same arguments. Do not repeat "
     "it: change the arguments or take another approach.]"
@@ -235,12 +239,14 @@ class AgentLoop:
                 continue
             if not self.nested and session.has_steering():
                 continue
-            if response.text.strip():
+            cut_off = response.finish_reason == "length"
+            if response.text.strip() and not cut_off:
                 return "completed", None
             if reprompted:
-                return "failed", "the model gave an empty answer twice"
+                return "failed", ("the model's answer was cut off at its output limit twice"
+                                  if cut_off else "the model gave an empty answer twice")
             reprompted = True
-            self.emit(ev.UserMessage, text=EMPTY_ANSWER_PROMPT)
+            self.emit(ev.UserMessage, text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT)
 
     def _refresh_schemas(self) -> None:
         """Tools that joined or left since the last call (an MCP server ready mid-turn).

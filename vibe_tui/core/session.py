@@ -346,6 +346,7 @@ class Session:
         return ModelSettings(model=self.model, api_base=self.config.api_base,
                              api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,
                              temperature=self.config.temperature,
+                             max_tokens=self.config.max_output_tokens,
                              text_tool_calls=self.config.local_model)
 
     def compaction_settings(self, max_tokens: int) -> ModelSettings:

@@ -65,6 +65,7 @@ class Text:
     delay: float = 0.0
     usage: tuple[int, int] | None = None
     rate: float = 0.0  # deltas per second, paced against the clock; 0: as fast as possible
+    finish_reason: str = "stop"  # "length": the answer ran into max_tokens
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ def text(
     delay: float = 0.0,
     usage: tuple[int, int] | None = None,
     rate: float = 0.0,
+    finish_reason: str = "stop",
 ) -> Text:
     """Streamed assistant text, `chunk_size` characters per delta, `delay` s between deltas.
 
@@ -119,7 +121,7 @@ def text(
     with `chunk_size=4`, a delta is about one token and `rate` is tokens per second."""
     if rate < 0:
         raise ValueError(f"rate must be >= 0, got {rate}")
-    return Text(content, max(1, chunk_size), delay, usage, rate)
+    return Text(content, max(1, chunk_size), delay, usage, rate, finish_reason)
 
 
 def tool_call(name: str, args: dict[str, Any] | str, *, id: str | None = None) -> ToolCall:
@@ -569,7 +571,8 @@ class FakeLLM:
         assert isinstance(response, Text), response
         prompt, completion = response.usage or (_estimate_prompt_tokens(body), len(response.content) // 4 + 1)
         return _Turn(
-            response.content, [], _usage(prompt, completion), response.chunk_size, response.delay, rate=response.rate
+            response.content, [], _usage(prompt, completion), response.chunk_size, response.delay, rate=response.rate,
+            finish_reason=response.finish_reason,
         )
 
     def _new_call_id(self) -> str:
