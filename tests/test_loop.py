@@ -6,7 +6,13 @@ import json
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages
 from vibe_tui.core import events as ev
-from vibe_tui.core.loop import CUT_OFF_PROMPT, EMPTY_ANSWER_PROMPT, REPEAT_HINT, RESAMPLE_TEMPERATURE
+from vibe_tui.core.loop import (
+    CUT_OFF_PROMPT,
+    EMPTY_ANSWER_PROMPT,
+    REPEAT_HINT,
+    RESAMPLE_TEMPERATURE,
+    SAME_CALL_HINT,
+)
 from vibe_tui.testing.fake_llm import cut_stream, error, hold, text, tool_call, tool_calls
 
 
@@ -94,6 +100,23 @@ async def test_two_answers_cut_at_the_output_limit_end_the_turn(fake_llm, tmp_pa
     session = make_session(fake_llm, tmp_path, max_output_tokens=32)
     end = await run_turn(session, "hi")
     assert end.state == "failed" and "cut off at its output limit twice" in end.message
+
+
+async def test_a_repeated_successful_call_is_pointed_out_and_a_file_change_resets_the_count(
+        fake_llm, tmp_path):
+    """A sub-agent of the local model called the same repo_map eleven times; a test run
+    that fails again after an edit is not a repeat."""
+    (tmp_path / "f.txt").write_text("a\n")
+    read = tool_calls(tool_call("read_file", {"path": "f.txt"}))
+    failing = tool_calls(tool_call("bash", {"command": "exit 1"}))
+    edit = tool_calls(tool_call("edit_file", {"path": "f.txt", "old_string": "a", "new_string": "b"}))
+    fake_llm.push(read, read, failing, failing, edit, failing, text("done"))
+    session = make_session(fake_llm, tmp_path, mode="yolo")
+    end = await run_turn(session, "go")
+    assert end.state == "completed"
+    outputs = [r.output for r in of_type(session, ev.ToolResult)]
+    assert [SAME_CALL_HINT in o for o in outputs] == [False, True, False, False, False, False]
+    assert [REPEAT_HINT in o for o in outputs] == [False, False, False, True, False, False]
 
 
 async def test_empty_answer_is_reprompted_once(fake_llm, tmp_path):

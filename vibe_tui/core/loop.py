@@ -52,6 +52,10 @@ REPEAT_HINT = (
     "it: change the arguments or take another approach.]"
 )
 RESAMPLE_TEMPERATURE = 0.7
+SAME_CALL_HINT = (
+    "\n\n[vibe-tui: you made this exact call before. Unless something changed since, "
+    "the result is the same: use it and take the next step.]"
+)
 INTERRUPTED = "interrupted by the user"
 # A cheap first cut before any counting; the real cap is a share of the context window.
 MAX_RESULT_CHARS = 100_000
@@ -131,7 +135,8 @@ class AgentLoop:
         self._streamed: list[str] = []
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._failures: dict[tuple[str, str], int] = {}
-        self._repeated = False  # the last results answered a repeated failing call
+        self._calls_made: dict[tuple[str, str], int] = {}  # since the last file change
+        self._repeated = False  # the last results answered a repeated call
 
     @property
     def nested(self) -> bool:
@@ -571,6 +576,25 @@ class AgentLoop:
 
         return None if self.nested else run  # a sub-agent starts no sub-agents
 
+    def _note_repeats(self, prepared: PreparedCall, status: str, output: ToolOutput) -> str:
+        """A hint for a call made before with the same arguments. Small models loop on
+        one call (a sub-agent ran the same repo_map eleven times); a change to a file
+        makes every earlier call worth trying again."""
+        key = (prepared.tool, json.dumps(prepared.args, sort_keys=True, default=str))
+        if status == "ok" and output.diff:
+            self._failures.clear()
+            self._calls_made.clear()
+        self._calls_made[key] = self._calls_made.get(key, 0) + 1
+        if status in ("error", "denied"):
+            self._failures[key] = self._failures.get(key, 0) + 1
+            if self._failures[key] >= 2:
+                self._repeated = True
+                return REPEAT_HINT
+        elif self._calls_made[key] >= 2:
+            self._repeated = True
+            return SAME_CALL_HINT
+        return ""
+
     async def _give_result(self, prepared: PreparedCall, output: ToolOutput, status: str,
                            duration: float = 0.0) -> None:
         text = output.text
@@ -580,12 +604,7 @@ class AgentLoop:
         if self._window is not None:
             text = await ctx.capped_output(self.scope.context, self.session.model,
                                            self._window, text)
-        if status in ("error", "denied"):
-            key = (prepared.tool, json.dumps(prepared.args, sort_keys=True, default=str))
-            self._failures[key] = self._failures.get(key, 0) + 1
-            if self._failures[key] >= 2:
-                text += REPEAT_HINT
-                self._repeated = True
+        text += self._note_repeats(prepared, status, output)
         self._open_calls.pop(prepared.call_id, None)
         self.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
                   output=text, status=status, duration_s=round(duration, 4),
