@@ -176,10 +176,10 @@ def screen_has(lines: list[str], *texts: str) -> bool:
     return all(t in joined for t in texts)
 
 
-def vibe_tui_peer(peer_dir: Path) -> Peer:
-    exe = ROOT / ".venv" / "bin" / "vibe-tui"
+def vibe_tui_peer(peer_dir: Path, root: Path = ROOT, name: str = "vibe-tui") -> Peer:
+    exe = root / ".venv" / "bin" / "vibe-tui"
     return Peer(
-        name="vibe-tui",
+        name=name,
         command=lambda p: [str(exe), "--model", "openai/fake-model", "--api-base", p.base_url,
                            "--api-key", "k"],
         environment=lambda p: {"VIBE_TUI_HOME": str(p.home)},
@@ -632,6 +632,9 @@ def main() -> None:
     parser.add_argument("--install", action="store_true", help="create the missing peer venvs")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured runs per agent first")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                        help="also measure the vibe-tui of another checkout (with its .venv), "
+                             "as peer 'vibe-tui@base': a change's before and after, pair by pair")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -639,6 +642,9 @@ def main() -> None:
         return
     known = all_peers(args.peer_dir)
     wanted = [n.strip() for n in args.peers.split(",") if n.strip()]
+    if args.baseline:
+        known["vibe-tui@base"] = vibe_tui_peer(args.peer_dir, args.baseline.resolve(), "vibe-tui@base")
+        wanted.append("vibe-tui@base")
     unknown = [n for n in wanted if n not in known]
     if unknown:
         parser.error(f"unknown peer(s) {', '.join(unknown)}; known: {', '.join(known)}")

@@ -1,13 +1,17 @@
 """One model answer, drawn as Markdown, streamed or whole.
 
-The stream is fed through ``Markdown.get_stream()``; on top of its own batching,
-``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart.
-Each hand-over costs a Markdown parse of the last block, a layout and a repaint of the
-pane (20-40 ms with Textual 8 on a small machine), so doing it per token would keep a
-core busy; ten times a second reads as smooth and leaves the keys responsive.
+An answer is a few ``AnswerPart`` widgets, each a run of finished Markdown blocks drawn
+by Rich, and one part for the unfinished tail. A streamed delta only redraws the tail:
+finished parts keep their rendered lines and cached heights. Textual's own Markdown
+widget mounts a widget per block (and more per list item and code fence); every layout
+visits each of them, and a long answer's ~60 widgets made every flush cost a full
+re-arrangement of the pane that the keys waited behind (bench/README.md).
 
-Imported lazily by the conversation: Markdown and its parser cost ~0.1 s at import that
-the first frame need not wait for (the app preloads them in the background).
+``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
+ten times a second reads as smooth and leaves the keys responsive.
+
+Imported lazily by the conversation: Rich's Markdown and its parser cost ~0.1 s at import
+that the first frame need not wait for (the app preloads them in the background).
 """
 
 from __future__ import annotations
@@ -16,18 +20,25 @@ import asyncio
 import re
 from typing import TYPE_CHECKING
 
+from rich.markdown import Markdown
 from textual.timer import Timer
-from textual.widgets import Markdown
+from textual.widget import Widget
 
 from vibe_tui.safe_text import safe
 
 if TYPE_CHECKING:
-    from textual.widget import AwaitMount, Widget
-    from textual.widgets.markdown import MarkdownStream
+    from textual.app import RenderResult
+    from textual.widget import AwaitMount
 
-# Deltas are gathered and handed to the Markdown parser at most this often: the parser
-# and the layout run a few times a second rather than once per token.
+# Deltas are gathered and handed to the answer at most this often.
 FLUSH_INTERVAL_S = 1 / 10
+# Finished blocks are moved out of the tail once they add up to this many characters:
+# the tail, redrawn at each flush, stays short, and a long answer has few parts.
+PART_CHARS = 1_500
+CODE_THEME = "monokai"
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+# A blank line, then a line starting in the first column: the end is that line's start.
+_BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)")
 
 # Where an escape sequence may begin (7-bit ESC and the 8-bit C1 introducers).
 ESCAPE_STARTS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
@@ -73,16 +84,105 @@ def unfinished_escape(text: str) -> int | None:
     return None  # a two-character ESC sequence is complete
 
 
-class AnswerView(Markdown):
+def finished_length(text: str) -> int:
+    """How much of ``text`` is whole Markdown blocks: up to the start of its last line
+    that follows a blank line, starts in the first column and is outside a code fence
+    (0 when there is none). Later text cannot change how the part before reads; an
+    indented line may still continue a list item, so it is not a boundary."""
+    end = 0
+    open_fence: str | None = None
+    position = 0
+    for fence in _FENCE.finditer(text):
+        if open_fence is None:
+            # +1: the boundary's look-ahead may see the fence's first character.
+            end = _last_boundary(text, position, fence.start() + 1) or end
+            open_fence = fence.group(1)
+        elif fence.group(1)[0] == open_fence[0] and len(fence.group(1)) >= len(open_fence):
+            open_fence = None
+            position = fence.end()
+    if open_fence is None:
+        end = _last_boundary(text, position, len(text)) or end
+    return end
+
+
+def _last_boundary(text: str, start: int, stop: int) -> int:
+    last = 0
+    for boundary in _BOUNDARY.finditer(text, start, stop):
+        last = boundary.end()
+    return last
+
+
+def split_parts(markdown: str) -> list[str]:
+    """``markdown`` cut at block boundaries into parts of about PART_CHARS characters or
+    more; the last part holds the rest, finished or not."""
+    parts: list[str] = []
+    rest = markdown
+    while len(rest) > PART_CHARS:
+        cut = finished_length(rest[:2 * PART_CHARS]) or finished_length(rest)
+        if not cut:
+            break
+        parts.append(rest[:cut])
+        rest = rest[cut:]
+    parts.append(rest)
+    return parts
+
+
+class AnswerPart(Widget):
+    """A run of Markdown blocks, drawn by Rich."""
+
+    DEFAULT_CSS = """
+    AnswerPart {
+        height: auto;
+    }
+    """
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__()
+        self.markdown = markdown
+
+    def render(self) -> RenderResult:
+        return Markdown(self.markdown, code_theme=CODE_THEME)
+
+    def set_markdown(self, markdown: str) -> None:
+        if markdown != self.markdown:
+            self.markdown = markdown
+            self.refresh(layout=True)
+
+
+class AnswerView(Widget):
     """An answer; its ``source`` is the Markdown shown so far."""
 
     DEFAULT_CSS = """
     AnswerView {
+        height: auto;
+        layout: vertical;
         margin: 0 0 1 0;
         padding: 0 1;
         background: transparent;
     }
     """
+
+    def __init__(self, markdown: str = "") -> None:
+        super().__init__()
+        self.source = markdown
+        *self._parts, tail = split_parts(markdown)
+        self._tail = AnswerPart(tail)
+
+    def compose(self):
+        for part in self._parts:
+            yield AnswerPart(part)
+        yield self._tail
+
+    async def append(self, text: str) -> None:
+        """Add streamed text: finished blocks past PART_CHARS leave the tail for a part
+        of their own, drawn once."""
+        self.source += text
+        tail = self._tail.markdown + text
+        done = finished_length(tail) if len(tail) > PART_CHARS else 0
+        if done:
+            await self.mount(AnswerPart(tail[:done]), before=self._tail)
+            tail = tail[done:]
+        self._tail.set_markdown(tail)
 
 
 class StreamedAnswer:
@@ -98,7 +198,6 @@ class StreamedAnswer:
         self._owner = owner
         self._escapes = EscapeCarry()
         self._pending: list[str] = []
-        self._stream: MarkdownStream | None = None
         self._lock = asyncio.Lock()  # one write at a time, in order
         self._timer: Timer | None = None
         self._finished = False
@@ -121,9 +220,7 @@ class StreamedAnswer:
             text = "".join(self._pending)
             self._pending.clear()
             if text:
-                if self._stream is None:
-                    self._stream = Markdown.get_stream(self.view)
-                await self._stream.write(text)
+                await self.view.append(text)
 
     async def finish(self) -> None:
         """The answer is complete: draw what is left and stop streaming. (A flush the
@@ -133,6 +230,3 @@ class StreamedAnswer:
         self._pending.append(self._escapes.flush())
         await self.flush()
         self._finished = True
-        async with self._lock:
-            if self._stream is not None:
-                await self._stream.stop()
