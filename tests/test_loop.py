@@ -8,6 +8,7 @@ from engine_helpers import make_session, of_type, run_turn, tool_messages
 from vibe_tui.core import events as ev
 from vibe_tui.core.loop import (
     CUT_OFF_PROMPT,
+    DELTA_INTERVAL_S,
     EMPTY_ANSWER_PROMPT,
     REPEAT_HINT,
     RESAMPLE_TEMPERATURE,
@@ -117,6 +118,21 @@ async def test_a_repeated_successful_call_is_pointed_out_and_a_file_change_reset
     outputs = [r.output for r in of_type(session, ev.ToolResult)]
     assert [SAME_CALL_HINT in o for o in outputs] == [False, True, False, False, False, False]
     assert [REPEAT_HINT in o for o in outputs] == [False, False, False, True, False, False]
+
+
+async def test_streamed_text_is_sent_in_deltas_at_most_a_frame_apart(fake_llm, tmp_path):
+    """400 chunks arrive in about a second: the views get a few dozen deltas, the first at
+    once, and every character."""
+    answer = "".join(f"w{i:03d} " for i in range(400))
+    fake_llm.push(text(answer, chunk_size=5, rate=400))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "go")
+    deltas = of_type(session, ev.TextDelta)
+    assert "".join(d.text for d in deltas) == answer
+    assert deltas[0].text == "w000 "
+    assert 10 <= len(deltas) <= 60
+    gaps = [b.ts - a.ts for a, b in zip(deltas[1:], deltas[2:])]
+    assert min(gaps) >= DELTA_INTERVAL_S * 0.9
 
 
 async def test_empty_answer_is_reprompted_once(fake_llm, tmp_path):

@@ -191,8 +191,8 @@ class VibeApp(App[int]):
         from vibe_tui.core.model import preload
 
         async def load() -> None:
-            # The Markdown widget is the first answer's; LiteLLM the first model call's.
-            await asyncio.to_thread(importlib.import_module, "textual.widgets.markdown")
+            # The answer widget (Rich Markdown) is the first answer's; LiteLLM the first call's.
+            await asyncio.to_thread(importlib.import_module, "vibe_tui.widgets.answer")
             await preload()
             # LiteLLM leaves ~1M long-lived objects: without this each full collection
             # scans them all and stalls the screen for 0.3-0.5 s mid-stream.

@@ -56,6 +56,8 @@ SAME_CALL_HINT = (
     "\n\n[vibe-tui: you made this exact call before. Unless something changed since, "
     "the result is the same: use it and take the next step.]"
 )
+# Streamed text is sent to the views at most this often (a frame at 25 fps).
+DELTA_INTERVAL_S = 0.04
 INTERRUPTED = "interrupted by the user"
 # A cheap first cut before any counting; the real cap is a share of the context window.
 MAX_RESULT_CHARS = 100_000
@@ -133,6 +135,9 @@ class AgentLoop:
         self._raw_prompt = 0  # our count of the last request sent
         self._window: ctx.Window | None = None
         self._streamed: list[str] = []
+        self._unsent: list[str] = []  # streamed text not yet sent as a TextDelta
+        self._send_timer: asyncio.TimerHandle | None = None
+        self._last_sent = float("-inf")
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._failures: dict[tuple[str, str], int] = {}
         self._calls_made: dict[tuple[str, str], int] = {}  # since the last file change
@@ -280,8 +285,11 @@ class AgentLoop:
             self._streamed = []
             started = time.monotonic()
             try:
-                response = await stream_completion(settings, messages, self.schemas,
-                                                   self._on_text)
+                try:
+                    response = await stream_completion(settings, messages, self.schemas,
+                                                       self._on_text)
+                finally:
+                    self._send_text()  # every delta is out before the answer or an error
             except ModelError as error:
                 self._log_model_call(settings.model, started, None, raw, error.message)
                 if error.kind == "context" and not overflowed and await self._overflowed(raw):
@@ -329,8 +337,28 @@ class AgentLoop:
         raise TurnFailed("failed", template.format(model=model, error=error.message))
 
     def _on_text(self, text: str) -> None:
+        """Streamed text becomes TextDelta events at most DELTA_INTERVAL_S apart: each
+        event is a JSONL line and a message to every view, and a fast model sends a few
+        characters per chunk. The first text of a pause goes out at once."""
         self._streamed.append(text)
-        self.emit(ev.TextDelta, text=text)
+        self._unsent.append(text)
+        if self._send_timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_sent + DELTA_INTERVAL_S - loop.time()
+        if wait <= 0:
+            self._send_text()
+        else:
+            self._send_timer = loop.call_later(wait, self._send_text)
+
+    def _send_text(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+        if self._unsent:
+            self._last_sent = asyncio.get_running_loop().time()
+            self.emit(ev.TextDelta, text="".join(self._unsent))
+            self._unsent = []
 
     def _record_usage(self, response: ModelResponse, model: str) -> None:
         session = self.session

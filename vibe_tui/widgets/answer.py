@@ -20,7 +20,9 @@ import asyncio
 import re
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown
+from rich.segment import Segment
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 FLUSH_INTERVAL_S = 1 / 10
 # Finished blocks are moved out of the tail once they add up to this many characters:
 # the tail, redrawn at each flush, stays short, and a long answer has few parts.
-PART_CHARS = 1_500
+PART_CHARS = 800
 CODE_THEME = "monokai"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # A blank line, then a line starting in the first column: the end is that line's start.
@@ -139,14 +141,47 @@ class AnswerPart(Widget):
     def __init__(self, markdown: str) -> None:
         super().__init__()
         self.markdown = markdown
+        self._drawn: tuple[tuple[str, int], list[list[Segment]]] | None = None
 
     def render(self) -> RenderResult:
-        return Markdown(self.markdown, code_theme=CODE_THEME)
+        return _DrawnOnce(self)
+
+    def lines_for(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        """The Markdown drawn at this width, drawn once: Textual renders a widget to
+        measure its height and again to paint it, and drawing Markdown (its code blocks
+        highlighted) is most of what a flush costs."""
+        key = (self.markdown, options.max_width)
+        if self._drawn is None or self._drawn[0] != key:
+            markdown = Markdown(self.markdown, code_theme=CODE_THEME)
+            self._drawn = key, console.render_lines(markdown, options, pad=False)
+        return self._drawn[1]
 
     def set_markdown(self, markdown: str) -> None:
-        if markdown != self.markdown:
-            self.markdown = markdown
-            self.refresh(layout=True)
+        if markdown == self.markdown:
+            return
+        drawn, self.markdown = self._drawn, markdown
+        if drawn is not None and self.is_attached:
+            # A layout re-arranges the whole screen; most flushes only lengthen the last
+            # line, and then a repaint of this part is enough.
+            (_, width), lines = drawn
+            console = self.app.console
+            if len(self.lines_for(console, console.options.update_width(width))) == len(lines):
+                self.refresh()
+                return
+        self.refresh(layout=True)
+
+
+class _DrawnOnce:
+    """A part's Markdown as a Rich renderable that reuses the part's drawn lines."""
+
+    def __init__(self, part: AnswerPart) -> None:
+        self.part = part
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions):
+        new_line = Segment.line()
+        for line in self.part.lines_for(console, options):
+            yield from line
+            yield new_line
 
 
 class AnswerView(Widget):
