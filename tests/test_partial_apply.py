@@ -13,6 +13,7 @@ from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 from vibe_tui.tools.base import ToolContext, ToolError
 from vibe_tui.tools.files import (
     EditFileTool,
+    ReadFileTool,
     WriteFileTool,
     apply_hunks,
     split_hunks,
@@ -91,6 +92,7 @@ async def test_write_file_over_an_existing_file_keeps_chosen_hunks(tmp_path) -> 
     path = tmp_path / "f.txt"
     path.write_text(OLD)
     context = ToolContext(workspace=tmp_path)
+    await ReadFileTool().run({"path": "f.txt"}, context)  # write_file replaces what was read
     tool = WriteFileTool()
     args = {"path": "f.txt", "content": NEW}
     reviewed = await tool.preview(args, context)
