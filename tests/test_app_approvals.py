@@ -156,9 +156,15 @@ def edit(path: str, old: str, new: str, call_id: str | None = None):
                      id=call_id)
 
 
+def read(*paths: str):
+    """The step before an edit: edit_file takes only a file the model has read."""
+    return tool_calls(*(tool_call("read_file", {"path": path}) for path in paths))
+
+
 async def test_keep_two_of_three_hunks_from_the_keyboard(fake_llm, tmp_path):
     (tmp_path / "f.txt").write_text(OLD)
-    fake_llm.push(tool_calls(edit("f.txt", OLD, NEW, "call_edit")), text("carrying on"))
+    fake_llm.push(read("f.txt"), tool_calls(edit("f.txt", OLD, NEW, "call_edit")),
+                  text("carrying on"))
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "rename three lines")
@@ -168,7 +174,7 @@ async def test_keep_two_of_three_hunks_from_the_keyboard(fake_llm, tmp_path):
         await wait_turns_ended(pilot, app.session)
         assert (tmp_path / "f.txt").read_text() == OLD.replace(
             "line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n")
-        [result] = tool_messages(fake_llm.requests[1])
+        [result] = tool_messages(fake_llm.requests[2])[-1:]
         assert "applied 2 hunks of 3 (hunk 1 and 3) and rejected hunk 2" in result["content"]
         assert "+line fifteen" in result["content"]
 
@@ -176,8 +182,8 @@ async def test_keep_two_of_three_hunks_from_the_keyboard(fake_llm, tmp_path):
 async def test_a_on_an_edit_applies_and_accepts_later_edits(fake_llm, tmp_path):
     (tmp_path / "a.txt").write_text("a\n")
     (tmp_path / "b.txt").write_text("b\n")
-    fake_llm.push(tool_calls(edit("a.txt", "a\n", "A\n")), tool_calls(edit("b.txt", "b\n", "B\n")),
-                  text("both"))
+    fake_llm.push(read("a.txt", "b.txt"), tool_calls(edit("a.txt", "a\n", "A\n")),
+                  tool_calls(edit("b.txt", "b\n", "B\n")), text("both"))
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "edit both")
@@ -192,7 +198,8 @@ async def test_a_on_an_edit_applies_and_accepts_later_edits(fake_llm, tmp_path):
 async def test_edits_of_one_response_share_one_modal_with_a_file_list(fake_llm, tmp_path):
     for name in "abc":
         (tmp_path / f"{name}.txt").write_text(f"{name}\n")
-    fake_llm.push(tool_calls(*(edit(f"{n}.txt", f"{n}\n", f"{n.upper()}\n") for n in "abc")),
+    fake_llm.push(read("a.txt", "b.txt", "c.txt"),
+                  tool_calls(*(edit(f"{n}.txt", f"{n}\n", f"{n.upper()}\n") for n in "abc")),
                   text("done"))
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

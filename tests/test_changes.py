@@ -129,7 +129,8 @@ async def test_the_model_reads_the_revert_at_its_next_step(fake_llm, tmp_path) -
     path = tmp_path / "f.txt"
     path.write_text(OLD)
     edit = tool_call("edit_file", {"path": "f.txt", "old_string": OLD, "new_string": NEW})
-    fake_llm.push(tool_calls(edit), text("edited"), text("noted"))
+    read = tool_call("read_file", {"path": "f.txt"})
+    fake_llm.push(tool_calls(read), tool_calls(edit), text("edited"), text("noted"))
     session = make_session(fake_llm, tmp_path, mode="accept-edits")
     session.send("edit it")
     await asyncio.wait_for(session.wait_idle(), 30)
@@ -161,6 +162,7 @@ async def test_changes_screen_lists_files_and_reverts_a_hunk(fake_llm, tmp_path)
     (tmp_path / "f.txt").write_text(OLD)
     (tmp_path / "g.txt").write_text("g\n")
     fake_llm.push(tool_calls(
+        tool_call("read_file", {"path": "f.txt"}),
         tool_call("edit_file", {"path": "f.txt", "old_string": OLD, "new_string": NEW}),
         tool_call("read_file", {"path": "g.txt"}),
         tool_call("write_file", {"path": "g.txt", "content": "G\n"})), text("done"))

@@ -22,7 +22,32 @@ from vibe_tui.tools.files import (
 read_file = ReadFileTool()
 list_dir = ListDirTool()
 write_file = WriteFileTool()
-edit_file = EditFileTool()
+
+
+class ReadThenEdit:
+    """edit_file as the model must use it: the file read first (when it can be read)."""
+
+    tool = EditFileTool()
+
+    def __getattr__(self, name: str):
+        return getattr(self.tool, name)
+
+    async def _read(self, args: dict, ctx: ToolContext) -> None:
+        try:
+            await read_file.run({"path": args["path"]}, ctx)
+        except ToolError:
+            pass  # a missing, binary or directory path: edit_file's own error is the test
+
+    async def run(self, args: dict, ctx: ToolContext):
+        await self._read(args, ctx)
+        return await self.tool.run(args, ctx)
+
+    async def preview(self, args: dict, ctx: ToolContext):
+        await self._read(args, ctx)
+        return await self.tool.preview(args, ctx)
+
+
+edit_file = ReadThenEdit()
 
 PYTHON_SOURCE = "def f(x):\n    if x:\n        return x + 1\n    return 0\n"
 
@@ -746,6 +771,21 @@ async def test_edit_preview_raises_what_run_would(ctx: ToolContext, workspace: P
         await edit_file.preview({"path": "a.py", "old_string": "return", "new_string": "yield"}, ctx)
     with pytest.raises(ToolError, match="file not found"):
         await edit_file.preview({"path": "b.py", "old_string": "a", "new_string": "b"}, ctx)
+
+
+async def test_an_edit_to_a_file_never_read_is_refused_until_it_is_read(
+        ctx: ToolContext, workspace: Path) -> None:
+    path = workspace / "config.json"
+    path.write_text('{"http": {"timeout_seconds": 10}}\n')
+    edit = {"path": "config.json", "old_string": '"timeout": 10', "new_string": '"timeout": 30'}
+    with pytest.raises(ToolError, match="not read config.json yet: read it with read_file first"):
+        await EditFileTool().run(edit, ctx)
+    with pytest.raises(ToolError, match="not read config.json yet"):
+        await EditFileTool().preview(edit, ctx)  # the approval modal shows the same refusal
+    await ReadFileTool().run({"path": "config.json"}, ctx)
+    edit.update(old_string='"timeout_seconds": 10', new_string='"timeout_seconds": 30')
+    await EditFileTool().run(edit, ctx)
+    assert path.read_text() == '{"http": {"timeout_seconds": 30}}\n'
 
 
 async def test_an_edit_to_a_file_changed_since_it_was_read_is_refused(

@@ -56,6 +56,7 @@ async def test_edit_tool_writes_only_kept_hunks_and_says_so(tmp_path) -> None:
     context = ToolContext(workspace=tmp_path)
     tool = EditFileTool()
     args = {"path": "f.txt", "old_string": OLD, "new_string": NEW}
+    await ReadFileTool().run({"path": "f.txt"}, context)  # edit_file edits what was read
     reviewed = await tool.preview(args, context)
     output = await tool.run_hunks(args, context, [0, 2], reviewed)
     expected = OLD.replace("line 2\n", "line two\n").replace("line 28\n", "line 28\nline 28.5\n")
@@ -74,15 +75,18 @@ async def test_edit_refused_when_the_file_changed_after_review(tmp_path) -> None
     context = ToolContext(workspace=tmp_path)
     tool = EditFileTool()
     args = {"path": "f.txt", "old_string": "line 2\n", "new_string": "line two\n"}
+    read = {"path": "f.txt"}
+    await ReadFileTool().run(read, context)
     reviewed = await tool.preview(args, context)
     # A change outside the hunk leaves the reviewed diff as it was: it applies.
     path.write_text(OLD.replace("line 20\n", "line twenty\n"))
+    await ReadFileTool().run(read, context)  # the model read it again: no stale-read refusal
     await tool.run_hunks(args, context, [0], reviewed)
     assert path.read_text() == OLD.replace("line 20\n", "line twenty\n").replace(
         "line 2\n", "line two\n")
     # A change inside it (its context) would make the hunk name other lines: refused.
     path.write_text(OLD.replace("line 4\n", "line four\n"))
-    context.read_files.clear()  # as if the model had read it again (no stale-read refusal)
+    await ReadFileTool().run(read, context)
     with pytest.raises(ToolError, match="changed on disk after the user reviewed"):
         await tool.run_hunks(args, context, [0], reviewed)
     assert path.read_text() == OLD.replace("line 4\n", "line four\n")
@@ -106,7 +110,7 @@ async def test_session_applies_the_answered_hunks_and_the_model_reads_it(fake_ll
     path.write_text(OLD)
     edit = tool_call("edit_file", {"path": "f.txt", "old_string": OLD, "new_string": NEW},
                      id="call_edit")
-    fake_llm.push(tool_calls(edit), text("ok"))
+    fake_llm.push(tool_calls(read_first("f.txt")), tool_calls(edit), text("ok"))
     session = make_session(fake_llm, tmp_path)
     session.send("edit it")
     await wait_until(lambda: of_type(session, ev.ApprovalRequested))
@@ -116,7 +120,7 @@ async def test_session_applies_the_answered_hunks_and_the_model_reads_it(fake_ll
     assert outcome.accepted
     await asyncio.wait_for(session.wait_idle(), 30)
     assert path.read_text() == apply_hunks(OLD, NEW, [0, 2])
-    result = tool_messages(fake_llm.requests[1])[0]["content"]
+    result = tool_messages(fake_llm.requests[2])[-1]["content"]
     assert "rejected hunk 2" in result and "+line fifteen" in result
     # The change record saw it, for /diff.
     [changed] = session.changes.files()
@@ -129,14 +133,14 @@ async def test_no_hunk_kept_writes_nothing(fake_llm, tmp_path):
     path.write_text(OLD)
     edit = tool_call("edit_file", {"path": "f.txt", "old_string": "line 2\n",
                                    "new_string": "line two\n"})
-    fake_llm.push(tool_calls(edit), text("ok"))
+    fake_llm.push(tool_calls(read_first("f.txt")), tool_calls(edit), text("ok"))
     session = make_session(fake_llm, tmp_path)
     session.send("edit it")
     await wait_until(lambda: of_type(session, ev.ApprovalRequested))
     session.answer(of_type(session, ev.ApprovalRequested)[0].approval_id, "allow", hunks=[])
     await asyncio.wait_for(session.wait_idle(), 30)
     assert path.read_text() == OLD
-    [result] = of_type(session, ev.ToolResult)
+    result = of_type(session, ev.ToolResult)[-1]
     assert result.status == "denied" and "rejected every hunk" in result.output
     await session.close()
 
@@ -146,7 +150,8 @@ async def test_answer_can_switch_to_accept_edits(fake_llm, tmp_path):
     (tmp_path / "b.txt").write_text("b\n")
     edits = [tool_call("edit_file", {"path": f"{n}.txt", "old_string": f"{n}\n",
                                      "new_string": f"{n.upper()}\n"}) for n in "ab"]
-    fake_llm.push(tool_calls(*edits), text("ok"))
+    fake_llm.push(tool_calls(read_first("a.txt"), read_first("b.txt")), tool_calls(*edits),
+                  text("ok"))
     session = make_session(fake_llm, tmp_path)
     session.send("edit both")
     await wait_until(lambda: len(of_type(session, ev.ApprovalRequested)) == 2)
@@ -158,6 +163,11 @@ async def test_answer_can_switch_to_accept_edits(fake_llm, tmp_path):
     resolved = [(r.decision, r.by) for r in of_type(session, ev.ApprovalResolved)]
     assert resolved == [("allow", "tui"), ("allow", "tui (accept-edits)")]
     await session.close()
+
+
+def read_first(path: str):
+    """edit_file takes only a file the model has read."""
+    return tool_call("read_file", {"path": path})
 
 
 def test_bad_hunks_or_mode_are_refused_with_a_message(tmp_path) -> None:

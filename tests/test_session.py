@@ -22,6 +22,7 @@ def pending_approvals(session):
 
 async def test_an_edit_asks_and_runs_once_allowed(fake_llm, tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.py"})))
     fake_llm.push(tool_calls(tool_call("edit_file", {"path": "a.py", "old_string": "x = 1",
                                                      "new_string": "x = 2"})), text("done"))
     session = make_session(fake_llm, tmp_path)

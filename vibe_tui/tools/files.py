@@ -735,6 +735,10 @@ class EditFileTool:
     async def _plan(self, args: dict[str, Any], ctx: ToolContext) -> FileChange:
         path, rel = _resolve(args, ctx)
         _refuse_if_changed_since_read(path, rel, ctx)
+        if path not in ctx.read_files:
+            # A missing, binary or oversized file gets its own message first.
+            await in_thread(load_text_file, path, rel, ctx.workspace)
+            _refuse_unread_edit(rel)
         return await in_thread(plan_edit, path, rel, args, ctx.workspace)
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str | None:
@@ -763,6 +767,13 @@ def _refuse_unread_replacement(path: Path, rel: str, ctx: ToolContext) -> None:
     raise ToolError(f"{rel} already exists and you have not read it: write_file replaces the "
                     "whole file. Read it with read_file first; to change part of it, use "
                     "edit_file")
+
+
+def _refuse_unread_edit(rel: str) -> None:
+    """An edit written from a guess lands in the wrong place or not at all (the local model
+    edited JSON keys it had never seen, by names it invented): read the file first."""
+    raise ToolError(f"you have not read {rel} yet: read it with read_file first, then copy "
+                    "old_string exactly from what you read")
 
 
 def _refuse_if_changed_since_read(path: Path, rel: str, ctx: ToolContext) -> None:
