@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages
+
 from vibe_tui.core import events as ev
 from vibe_tui.core.loop import (
     CUT_OFF_PROMPT,
@@ -14,7 +15,15 @@ from vibe_tui.core.loop import (
     RESAMPLE_TEMPERATURE,
     SAME_CALL_HINT,
 )
-from vibe_tui.testing.fake_llm import cut_stream, error, hold, text, tool_call, tool_calls
+from vibe_tui.core.prompts import TURN_LIMIT_NOTE
+from vibe_tui.testing.fake_llm import (
+    cut_stream,
+    error,
+    hold,
+    text,
+    tool_call,
+    tool_calls,
+)
 
 
 async def test_text_answer_streams_and_completes(fake_llm, tmp_path):
@@ -50,13 +59,35 @@ async def test_tool_results_are_fed_back_until_a_plain_answer(fake_llm, tmp_path
 
 async def test_step_limit_ends_the_turn_with_state_limit(fake_llm, tmp_path):
     (tmp_path / "f.txt").write_text("data\n")
-    for offset in range(1, 6):
+    for offset in range(1, 4):
         fake_llm.push(tool_calls(tool_call("read_file", {"path": "f.txt", "offset": offset})))
     session = make_session(fake_llm, tmp_path, max_steps=3)
     end = await run_turn(session, "loop forever")
     assert end.state == "limit"
     assert len(fake_llm.requests) == 3
     assert "max_steps" in end.message
+    # The last call asked for words; the calls it made anyway were not run.
+    assert fake_llm.requests[2]["messages"][-1] == {"role": "user", "content": TURN_LIMIT_NOTE}
+    assert len(of_type(session, ev.ToolResult)) == 2
+    fake_llm.push(text("going on"))
+    assert (await run_turn(session, "go on")).state == "completed"
+    unrun = tool_messages(fake_llm.requests[3])[-1]["content"]
+    assert unrun.startswith("no result")  # answered, so every provider takes the history
+
+
+async def test_the_last_call_of_a_turn_gives_the_user_an_answer(fake_llm, tmp_path):
+    """The local model found the answer early and was still searching at the limit: the
+    last call asks for what it found, and that answer reaches the user."""
+    (tmp_path / "f.txt").write_text("port = 8443\n")
+    read = tool_calls(tool_call("read_file", {"path": "f.txt"}))
+    fake_llm.push(read, read, text("The port is 8443."))
+    session = make_session(fake_llm, tmp_path, max_steps=3)
+    end = await run_turn(session, "which port?")
+    assert end.state == "limit" and "send a message to continue" in end.message
+    assert of_type(session, ev.AssistantMessage)[-1].text == "The port is 8443."
+    fake_llm.push(text("still 8443"))
+    assert (await run_turn(session, "sure?")).state == "completed"
+    assert tool_messages(fake_llm.requests[3])  # the history stays valid for the next turn
 
 
 async def test_repeated_failing_call_gets_a_hint_then_ends_the_turn(fake_llm, tmp_path):

@@ -31,7 +31,7 @@ from vibe_tui.core.model import (
     response_cost,
     stream_completion,
 )
-from vibe_tui.core.prompts import LAST_CALL_NOTE
+from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
 from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
 from vibe_tui.tools.task import current_runner
 
@@ -229,12 +229,14 @@ class AgentLoop:
                 for text in session.take_steering():
                     self.emit(ev.UserMessage, text=text, steering=True)
             if steps >= self.scope.max_steps:
-                return "limit", (f"stopped after {steps} model calls (max_steps); "
-                                 "send a message to continue")
+                return "limit", self._limit_message(steps)
             steps += 1
-            last_call = self.nested and steps == self.scope.max_steps
+            # The last call asks for words, not tools: a turn that stops mid-search leaves
+            # the user nothing (the local model found the answer at its first call and
+            # was still searching when the limit came).
+            last_call = steps == self.scope.max_steps
             if last_call:
-                self.emit(ev.UserMessage, text=LAST_CALL_NOTE)
+                self.emit(ev.UserMessage, text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE)
             response = await self._call_model()
             self.emit(ev.AssistantMessage, text=response.text, tool_calls=response.tool_calls)
             self.final_text = response.text
@@ -243,10 +245,12 @@ class AgentLoop:
             if not self.nested:
                 self._report_context(response)
             if response.tool_calls:
-                if last_call:
-                    return "limit", None
+                if last_call:  # left unrun; history.repaired answers them if asked again
+                    return "limit", self._limit_message(steps)
                 await self._run_calls(response.tool_calls)
                 continue
+            if last_call and not self.nested and response.text.strip():
+                return "limit", self._limit_message(steps)
             if not self.nested and session.has_steering():
                 continue
             cut_off = response.finish_reason == "length"
@@ -257,6 +261,9 @@ class AgentLoop:
                                   if cut_off else "the model gave an empty answer twice")
             reprompted = True
             self.emit(ev.UserMessage, text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT)
+
+    def _limit_message(self, steps: int) -> str:
+        return f"stopped after {steps} model calls (max_steps); send a message to continue"
 
     def _refresh_schemas(self) -> None:
         """Tools that joined or left since the last call (an MCP server ready mid-turn).

@@ -53,6 +53,10 @@ functions and classes), and anything you could not find.
 LAST_CALL_NOTE = ("[vibe-tui: this is your last model call. Do not call tools: write your "
                   "final report now from what you have found.]")
 
+TURN_LIMIT_NOTE = ("[vibe-tui: this is the last model call of this task (max_steps). Do not "
+                   "call tools: tell the user what you did, what you found and what is left "
+                   "to do.]")
+
 SUMMARY_PROMPT = """\
 You summarise the earlier part of a coding agent's conversation with a user. Your summary \
 replaces those messages: the agent will continue the work from it and the most recent \
