@@ -14,6 +14,7 @@ from vibe_tui.core.loop import (
     REPEAT_HINT,
     RESAMPLE_TEMPERATURE,
     SAME_CALL_HINT,
+    STUCK_HINT,
 )
 from vibe_tui.core.prompts import TURN_LIMIT_NOTE
 from vibe_tui.testing.fake_llm import (
@@ -68,6 +69,8 @@ async def test_step_limit_ends_the_turn_with_state_limit(fake_llm, tmp_path):
     assert "max_steps" in end.message
     # The last call asked for words; the calls it made anyway were not run.
     assert fake_llm.requests[2]["messages"][-1] == {"role": "user", "content": TURN_LIMIT_NOTE}
+    assert fake_llm.requests[2]["tool_choice"] == "none" and fake_llm.requests[2]["tools"]
+    assert "tool_choice" not in fake_llm.requests[1]
     assert len(of_type(session, ev.ToolResult)) == 2
     fake_llm.push(text("going on"))
     assert (await run_turn(session, "go on")).state == "completed"
@@ -149,6 +152,34 @@ async def test_a_repeated_successful_call_is_pointed_out_and_a_file_change_reset
     outputs = [r.output for r in of_type(session, ev.ToolResult)]
     assert [SAME_CALL_HINT in o for o in outputs] == [False, True, False, False, False, False]
     assert [REPEAT_HINT in o for o in outputs] == [False, False, False, True, False, False]
+
+
+async def test_a_read_made_three_times_gets_an_answer_in_words(fake_llm, tmp_path):
+    """The local model grepped one file eleven times: at the third identical read the
+    next request asks for words (tool_choice none), and the turn ends with them."""
+    (tmp_path / "settings.toml").write_text("port = 8443\n")
+    grep = tool_calls(tool_call("grep", {"pattern": "port", "path": "settings.toml"}))
+    fake_llm.push(grep, grep, grep, text("The port is 8443."))
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "which port?")
+    assert end.state == "completed"
+    outputs = [r.output for r in of_type(session, ev.ToolResult)]
+    assert [STUCK_HINT in o for o in outputs] == [False, False, True]
+    assert [r.get("tool_choice") for r in fake_llm.requests] == [None, None, None, "none"]
+
+
+async def test_a_command_run_three_times_is_not_cut_short(fake_llm, tmp_path):
+    """A command may see what the record does not (a file written by bash): its third
+    run only gets the same-call hint, and the tools stay open."""
+    run = tool_calls(tool_call("bash", {"command": "cat notes.txt"}))
+    (tmp_path / "notes.txt").write_text("x\n")
+    fake_llm.push(run, run, run, text("done"))
+    session = make_session(fake_llm, tmp_path, mode="yolo")
+    assert (await run_turn(session, "go")).state == "completed"
+    outputs = [r.output for r in of_type(session, ev.ToolResult)]
+    assert [SAME_CALL_HINT in o for o in outputs] == [False, True, True]
+    assert not any(STUCK_HINT in o for o in outputs)
+    assert all("tool_choice" not in r for r in fake_llm.requests)
 
 
 async def test_streamed_text_is_sent_in_deltas_at_most_a_frame_apart(fake_llm, tmp_path):

@@ -161,6 +161,7 @@ async def test_a_helper_stops_after_twelve_model_calls(fake_llm, tmp_path):
         assert len(helper_requests) == MAX_SUBAGENT_CALLS
         assert helper_requests[-1]["messages"][-1] == {"role": "user",
                                                        "content": LAST_CALL_NOTE}
+        assert helper_requests[-1]["tool_choice"] == "none"  # words, whatever it wants
         report = [r for r in of_type(session, ev.ToolResult) if r.call_id == "t"][0]
         assert "used all its 12 model calls" in report.output and report.status == "ok"
 

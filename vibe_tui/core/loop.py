@@ -56,6 +56,10 @@ SAME_CALL_HINT = (
     "\n\n[vibe-tui: you made this exact call before. Unless something changed since, "
     "the result is the same: use it and take the next step.]"
 )
+STUCK_HINT = (
+    "\n\n[vibe-tui: you have made this exact call three times and nothing changed. No more "
+    "tools for now: tell the user what you found and what you would do next.]"
+)
 # Streamed text is sent to the views at most this often (a frame at 25 fps).
 DELTA_INTERVAL_S = 0.04
 INTERRUPTED = "interrupted by the user"
@@ -142,6 +146,7 @@ class AgentLoop:
         self._failures: dict[tuple[str, str], int] = {}
         self._calls_made: dict[tuple[str, str], int] = {}  # since the last file change
         self._repeated = False  # the last results answered a repeated call
+        self._stuck = False  # the last results answered a call made three times
 
     @property
     def nested(self) -> bool:
@@ -237,7 +242,7 @@ class AgentLoop:
             last_call = steps == self.scope.max_steps
             if last_call:
                 self.emit(ev.UserMessage, text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE)
-            response = await self._call_model()
+            response = await self._call_model(words_only=last_call)
             self.emit(ev.AssistantMessage, text=response.text, tool_calls=response.tool_calls)
             self.final_text = response.text
             self._streamed = []
@@ -271,7 +276,7 @@ class AgentLoop:
         if [schema["function"]["name"] for schema in self.schemas] != list(self.scope.tools):
             self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
 
-    async def _call_model(self) -> ModelResponse:
+    async def _call_model(self, words_only: bool = False) -> ModelResponse:
         session = self.session
         settings = session.model_settings()
         if not settings.model:
@@ -282,7 +287,12 @@ class AgentLoop:
             # hint alone rarely changes that (the local model grepped one missing path
             # three times). One sampled answer breaks the loop.
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
-        self._repeated = False
+        if words_only or self._stuck:
+            # The tools stay in the request (the provider's prompt cache keeps its prefix)
+            # but the answer must be words: the local model ignored a note alone and kept
+            # calling tools on its last call.
+            settings = replace(settings, tool_choice="none")
+        self._repeated = self._stuck = False
         self._refresh_schemas()
         raw = await self._fit_context(settings.model)
         messages = self._request_messages()
@@ -611,6 +621,10 @@ class AgentLoop:
 
         return None if self.nested else run  # a sub-agent starts no sub-agents
 
+    @staticmethod
+    def _reads_only(prepared: PreparedCall) -> bool:
+        return prepared.request is not None and prepared.request.kind == "read"
+
     def _note_repeats(self, prepared: PreparedCall, status: str, output: ToolOutput) -> str:
         """A hint for a call made before with the same arguments. Small models loop on
         one call (a sub-agent ran the same repo_map eleven times); a change to a file
@@ -625,6 +639,11 @@ class AgentLoop:
             if self._failures[key] >= 2:
                 self._repeated = True
                 return REPEAT_HINT
+        elif self._calls_made[key] >= 3 and self._reads_only(prepared):
+            # A command may see a change the record does not (a file written by bash);
+            # a read that comes back the same three times will not change.
+            self._stuck = True
+            return STUCK_HINT
         elif self._calls_made[key] >= 2:
             self._repeated = True
             return SAME_CALL_HINT

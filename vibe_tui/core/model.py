@@ -89,6 +89,7 @@ class ModelSettings:
     max_tokens: int | None = None  # cap on the answer (summaries); None: the provider's
     # Small local models write calls as JSON in their text: read those as real calls.
     text_tool_calls: bool = False
+    tool_choice: str | None = None  # "none": the tools stay listed but the answer is words
 
 
 @dataclass
@@ -222,6 +223,8 @@ def _request(
     }
     if tools:
         request["tools"] = tools
+        if settings.tool_choice:
+            request["tool_choice"] = settings.tool_choice
     if settings.api_base:
         request["api_base"] = settings.api_base
     api_key = settings.api_key
