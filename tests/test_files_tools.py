@@ -773,6 +773,22 @@ async def test_edit_preview_raises_what_run_would(ctx: ToolContext, workspace: P
         await edit_file.preview({"path": "b.py", "old_string": "a", "new_string": "b"}, ctx)
 
 
+@pytest.mark.parametrize("tool, args", [
+    (WriteFileTool(), {"path": "app.json", "content": "[cleared: ...]"}),
+    (EditFileTool(), {"path": "app.json", "old_string": '"x": 1', "new_string": "[cleared: ...]\n"}),
+])
+def test_the_cleared_result_note_is_not_file_content(ctx: ToolContext, tool, args) -> None:
+    """The local model copied the note that stands for a cleared result over a JSON file."""
+    with pytest.raises(ToolError, match="note that stands for a cleared tool result"):
+        tool.precheck(args, ctx)
+
+
+async def test_text_that_merely_mentions_the_note_is_written(ctx: ToolContext, workspace: Path) -> None:
+    content = "Results show as [cleared: read_file returned 3 lines]\nwhen cut.\n"
+    await write_file.run({"path": "notes.md", "content": content}, ctx)
+    assert (workspace / "notes.md").read_text() == content
+
+
 async def test_an_edit_to_a_file_never_read_is_refused_until_it_is_read(
         ctx: ToolContext, workspace: Path) -> None:
     path = workspace / "config.json"

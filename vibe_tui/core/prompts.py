@@ -27,8 +27,8 @@ for input.
 sends a read-only helper to look and report back, which keeps your own context small.
 - Some calls need the user's approval; if a call is denied, do not repeat it: change \
 approach or ask the user.
-- Old tool results may be replaced by a one-line "[cleared: ...]" note to save room; call \
-the tool again if you need that output.
+- To save room, an old tool result may later be cut to a one-line note that it was \
+cleared; call the tool again if you need that output.
 - When the task is done, answer briefly: what you found or changed and how you checked it.
 """
 

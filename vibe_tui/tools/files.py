@@ -583,7 +583,7 @@ class WriteFileTool:
 
     def precheck(self, args: dict[str, Any], ctx: ToolContext) -> ToolRequest:
         path, _ = _resolve(args, ctx)
-        require(args, "content")
+        _refuse_placeholder(require(args, "content"), "content")
         return ToolRequest(self.name, self.kind, args, paths=(path,))
 
     async def _plan(self, args: dict[str, Any], ctx: ToolContext) -> FileChange:
@@ -667,7 +667,17 @@ def _edit_args(args: dict[str, Any]) -> tuple[str, str, bool]:
         raise ToolError("old_string is empty; to create a file or replace all of its content use write_file")
     if old == new:
         raise ToolError("old_string and new_string are identical; there is nothing to change")
+    _refuse_placeholder(new, "new_string")
     return old, new, replace_all
+
+
+def _refuse_placeholder(text: str, field: str) -> None:
+    """The note that stands for a cleared tool result is not file content (the local model
+    wrote "[cleared: ...]" over a whole JSON file)."""
+    line = text.strip()
+    if line.startswith("[cleared:") and line.endswith("]") and "\n" not in line:
+        raise ToolError(f"{field} is the note that stands for a cleared tool result, not the "
+                        "file's content: read the file again and write the real text")
 
 
 def plan_edit(path: Path, rel: str, args: dict[str, Any], workspace: Path) -> FileChange:
