@@ -484,6 +484,19 @@ async def test_write_warns_about_syntax_errors_but_writes(ctx: ToolContext, work
     assert "warning" not in clean.text
 
 
+async def test_write_refuses_to_break_a_file_that_parsed(ctx: ToolContext, workspace: Path) -> None:
+    """The local model rewrote a valid JSON file as one broken line; write_file now holds
+    a file that parsed to the same rule as edit_file."""
+    path = workspace / "app.json"
+    path.write_text('{"port": 80}\n')
+    await read_file.run({"path": "app.json"}, ctx)
+    with pytest.raises(ToolError, match="write refused: it would break the syntax of app.json"):
+        await write_file.run({"path": "app.json", "content": '{"port": 80,}\n'}, ctx)
+    assert path.read_text() == '{"port": 80}\n'
+    await write_file.run({"path": "app.json", "content": '{"port": 8080}\n'}, ctx)
+    assert path.read_text() == '{"port": 8080}\n'
+
+
 async def test_write_refuses_directory_binary_and_file_as_folder(ctx: ToolContext, workspace: Path) -> None:
     (workspace / "src").mkdir()
     (workspace / "img.png").write_bytes(b"\x00\x01\x02")

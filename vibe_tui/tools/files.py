@@ -3,8 +3,8 @@
 Every path goes through ``resolve_in_workspace`` in ``precheck``, so nothing here
 touches a file outside the workspace. Edits keep what the model cannot see: the file's
 encoding (UTF-8 or latin-1), BOM, CRLF line endings and mode. They are written
-atomically, and an edit that would break the syntax of a file that parsed cleanly is
-refused. ``preview`` and ``run`` share one planning function, so the diff shown in an
+atomically, and an edit or a rewrite that would break the syntax of a file that parsed
+cleanly is refused. ``preview`` and ``run`` share one planning function, so the diff shown in an
 approval is the diff that lands. ``run_hunks`` lands only the hunks of that diff the
 user kept, and tells the model which ones it rejected.
 """
@@ -558,6 +558,7 @@ def plan_write(path: Path, rel: str, content: str, workspace: Path) -> FileChang
     if old_text == new_text:
         summary = f"{rel} already had this content; nothing changed"
     else:
+        _guard_syntax(path, rel, old_text, new_text, verb="write")
         summary = f"wrote {rel} ({line_count}){note}"
     diff = unified_diff(old_text, new_text, rel)
     return FileChange(path, rel, original, data, diff, summary, _syntax_warning(path, new_text),
@@ -645,7 +646,7 @@ def _match_line_endings(text: str, old: str, new: str) -> tuple[str, str]:
     return old, new
 
 
-def _guard_syntax(path: Path, rel: str, old_text: str, new_text: str) -> None:
+def _guard_syntax(path: Path, rel: str, old_text: str, new_text: str, verb: str = "edit") -> None:
     after = syntax_errors(str(path), new_text)
     if not after:
         return
@@ -654,7 +655,7 @@ def _guard_syntax(path: Path, rel: str, old_text: str, new_text: str) -> None:
         return
     first = after[0]
     raise ToolError(
-        f"edit refused: it would break the syntax of {rel} at line {first.line} column "
+        f"{verb} refused: it would break the syntax of {rel} at line {first.line} column "
         f"{first.column} ({first.description}); the file is unchanged"
     )
 
