@@ -207,7 +207,10 @@ class RepoMapTool:
         "properties": {
             "focus": {
                 "type": "string",
-                "description": "File paths and identifiers the task is about, e.g. 'src/app.py parse_config Session'.",
+                # No example value: the local model sent a description's example path and names
+                # as its own focus (two of the first eight eval runs).
+                "description": ("File paths and identifiers from the task or from what you "
+                                "have seen so far, separated by spaces."),
             },
             "max_tokens": {
                 "type": "integer",
