@@ -67,15 +67,15 @@ async def test_step_limit_ends_the_turn_with_state_limit(fake_llm, tmp_path):
     assert end.state == "limit"
     assert len(fake_llm.requests) == 3
     assert "max_steps" in end.message
-    # The last call asked for words; the calls it made anyway were not run.
+    # The last call asked for words; the call it made anyway was dropped, not run.
     assert fake_llm.requests[2]["messages"][-1] == {"role": "user", "content": TURN_LIMIT_NOTE}
     assert fake_llm.requests[2]["tool_choice"] == "none" and fake_llm.requests[2]["tools"]
     assert "tool_choice" not in fake_llm.requests[1]
-    assert len(of_type(session, ev.ToolResult)) == 2
+    assert len(of_type(session, ev.ToolCall)) == len(of_type(session, ev.ToolResult)) == 2
+    assert of_type(session, ev.AssistantMessage)[-1].tool_calls == []
     fake_llm.push(text("going on"))
     assert (await run_turn(session, "go on")).state == "completed"
-    unrun = tool_messages(fake_llm.requests[3])[-1]["content"]
-    assert unrun.startswith("no result")  # answered, so every provider takes the history
+    assert len(tool_messages(fake_llm.requests[3])) == 2  # the history every provider takes
 
 
 async def test_the_last_call_of_a_turn_gives_the_user_an_answer(fake_llm, tmp_path):
@@ -166,6 +166,21 @@ async def test_a_read_made_three_times_gets_an_answer_in_words(fake_llm, tmp_pat
     outputs = [r.output for r in of_type(session, ev.ToolResult)]
     assert [STUCK_HINT in o for o in outputs] == [False, False, True]
     assert [r.get("tool_choice") for r in fake_llm.requests] == [None, None, None, "none"]
+
+
+async def test_a_call_written_as_text_when_words_were_asked_for_is_not_run(fake_llm, tmp_path):
+    """Under tool_choice none llama.cpp returns the local model's call as text; the
+    text-call fallback must not turn it back into a call that runs."""
+    (tmp_path / "a.txt").write_text("alpha\n")
+    read = tool_calls(tool_call("read_file", {"path": "a.txt"}))
+    written = '```tool_call\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```'
+    fake_llm.push(read, read, read, text(written), text("It says alpha."))
+    session = make_session(fake_llm, tmp_path, local_model=True)
+    end = await run_turn(session, "what does a.txt say?")
+    assert len(of_type(session, ev.ToolResult)) == 3  # the fourth read never ran
+    assert fake_llm.requests[3]["tool_choice"] == "none"
+    assert end.state == "completed"
+    assert of_type(session, ev.AssistantMessage)[-1].text == "It says alpha."
 
 
 async def test_a_command_run_three_times_is_not_cut_short(fake_llm, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 import pytest
@@ -146,9 +147,11 @@ async def test_a_helpers_reads_pass_the_policy(tmp_path):
 async def test_a_helper_stops_after_twelve_model_calls(fake_llm, tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
 
+    searches = itertools.count()
+
     def responder(request):
-        if is_helper(request):
-            return tool_calls(tool_call("list_dir", {}))  # never reports by itself
+        if is_helper(request):  # never reports by itself, never repeats itself
+            return tool_calls(tool_call("grep", {"pattern": f"x{next(searches)}"}))
         if request["messages"][-1]["role"] == "user":
             return tool_calls(tool_call("task", {"prompt": "explore forever"}, id="t"))
         return text("the helper ran out of calls")

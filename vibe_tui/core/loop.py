@@ -250,11 +250,9 @@ class AgentLoop:
             if not self.nested:
                 self._report_context(response)
             if response.tool_calls:
-                if last_call:  # left unrun; history.repaired answers them if asked again
-                    return "limit", self._limit_message(steps)
                 await self._run_calls(response.tool_calls)
                 continue
-            if last_call and not self.nested and response.text.strip():
+            if last_call and (not self.nested or not response.text.strip()):
                 return "limit", self._limit_message(steps)
             if not self.nested and session.has_steering():
                 continue

@@ -193,6 +193,11 @@ async def stream_completion(
     response.tool_calls = assembler.calls()
     if settings.text_tool_calls and tools and not response.tool_calls and response.text:
         _calls_from_text(response, tools)
+    if settings.tool_choice == "none" and response.tool_calls:
+        # Asked for words, the model (or a server that ignores tool_choice) called tools
+        # anyway: those calls are not run, and what text there was is the answer.
+        response.tool_calls = []
+        response.finish_reason = "stop"
     return response
 
 
