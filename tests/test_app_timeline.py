@@ -79,7 +79,8 @@ async def test_an_edit_expands_to_its_diff(fake_llm, tmp_path):
 
 
 async def test_selecting_a_timeline_row_reveals_the_item(fake_llm, tmp_path):
-    calls = [tool_call("list_dir", {"path": "."}, id=f"call_{n}") for n in range(12)]
+    # Twelve different searches: the same read made three times would be cut short.
+    calls = [tool_call("grep", {"pattern": f"p{n}"}, id=f"call_{n}") for n in range(12)]
     fake_llm.push(*(tool_calls(call) for call in calls), text("listed"))
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -252,3 +252,20 @@ def _pids_running(marker: str) -> list[int]:
         if marker in cmdline and "sleep" in cmdline and state != "Z":
             found.append(int(entry))
     return found
+
+
+async def test_the_local_model_works_without_helpers_unless_asked(fake_llm, tmp_path):
+    """The 1.5B model handed its tasks to helpers that looped: no task tool for it by
+    default, and its system prompt does not mention one; the setting brings both back."""
+    fake_llm.push(text("hi"), text("hi again"))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "hello")
+    listed = [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
+    assert "task" in listed and "the task tool" in fake_llm.requests[0]["messages"][0]["content"]
+    session.configure(local_model=True)
+    await run_turn(session, "hello")
+    listed = [t["function"]["name"] for t in fake_llm.requests[1]["tools"]]
+    assert "task" not in listed and "read_file" in listed
+    assert "the task tool" not in fake_llm.requests[1]["messages"][0]["content"]
+    session.configure(subagents=True)
+    assert "task" in session.main_scope().tools

@@ -115,10 +115,19 @@ class Config:
     ``src/config.py`` before looking), off for the others."""
     repo_map_tokens: int = 1024
     """``[repo_map] max_tokens``: the size of that map."""
+    subagents: bool | None = None
+    """``subagents``: the task tool, which sends read-only helpers to look around. Unset: on,
+    except for the embedded model, which in the evals handed its whole task to helpers
+    (5 runs in 8) that looped instead of running the tests it was asked to run."""
     local_model: bool = False
     """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
     is the embedded one, whose tool calls are also read from its text when it writes them
     there."""
+
+    @property
+    def subagents_on(self) -> bool:
+        """Whether the main agent has the task tool (``subagents``, resolved)."""
+        return not self.local_model if self.subagents is None else self.subagents
 
     @property
     def repo_map_first(self) -> bool:

@@ -23,9 +23,7 @@ expected output just to make it pass, unless the user asks for that.
 - Use read_file, list_dir and grep to look around rather than shell commands that do the same. \
 Run tests, scripts and builds with bash; the interactive tools are for programs that wait \
 for input.
-- For a broad question about the code (where is X handled, how does Y work), the task tool \
-sends a read-only helper to look and report back, which keeps your own context small.
-- Some calls need the user's approval; if a call is denied, do not repeat it: change \
+{subagents}- Some calls need the user's approval; if a call is denied, do not repeat it: change \
 approach or ask the user.
 - To save room, an old tool result may later be cut to a one-line note that it was \
 cleared; call the tool again if you need that output.
@@ -87,8 +85,15 @@ already exists, improve it instead of replacing what is still true.
 """
 
 
-def system_prompt(workspace: Path, memory: str = "") -> str:
-    prompt = SYSTEM_PROMPT.format(workspace=workspace, system=platform.system())
+SUBAGENTS_LINE = """\
+- For a broad question about the code (where is X handled, how does Y work), the task tool \
+sends a read-only helper to look and report back, which keeps your own context small.
+"""
+
+
+def system_prompt(workspace: Path, memory: str = "", subagents: bool = True) -> str:
+    prompt = SYSTEM_PROMPT.format(workspace=workspace, system=platform.system(),
+                                  subagents=SUBAGENTS_LINE if subagents else "")
     if memory:
         prompt += MEMORY_INTRO + "\n" + memory
     return prompt

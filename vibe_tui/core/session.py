@@ -85,8 +85,7 @@ class Session:
         self.changes = ChangeRecord(self.workspace)
         # AGENTS.md is read once: the system prompt stays byte-identical all session.
         self.memory: Memory = load_memory(self.workspace, self.tool_context.cwd)
-        self.system_prompt = system_prompt(self.workspace, self.memory.prompt)
-        self.system_prompt += sandbox_note(self.tool_context, config.sandbox_network)
+        self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
         self.context = ContextTracker(config)
         self.context_usage: ev.ContextUsage | None = None  # the latest, for a status bar
@@ -360,11 +359,22 @@ class Session:
                              api_key=self.config.api_key if same_provider else None,
                              timeout_s=self.config.model_timeout_s, max_tokens=max_tokens)
 
+    @property
+    def system_prompt(self) -> str:
+        """Byte-identical from turn to turn while the settings hold (the local model's are
+        set once, when it is ready, before its first turn)."""
+        return (system_prompt(self.workspace, self.memory.prompt, self.config.subagents_on)
+                + self._sandbox_note)
+
     def main_scope(self):
         """What the main agent works with (a sub-agent gets a scope of its own)."""
         from vibe_tui.core.loop import Scope
 
-        return Scope(messages=self.messages, tools=self.tools, tool_context=self.tool_context,
+        tools = self.tools
+        # A copy: an MCP server that becomes ready mid-turn joins at the next turn here.
+        if not self.config.subagents_on and "task" in tools:
+            tools = {name: tool for name, tool in tools.items() if name != "task"}
+        return Scope(messages=self.messages, tools=tools, tool_context=self.tool_context,
                      system_prompt=self.system_prompt, context=self.context,
                      max_steps=self.config.max_steps)
 
