@@ -183,6 +183,16 @@ async def test_a_call_written_as_text_when_words_were_asked_for_is_not_run(fake_
     assert of_type(session, ev.AssistantMessage)[-1].text == "It says alpha."
 
 
+async def test_a_model_that_will_only_call_tools_ends_the_turn_saying_so(fake_llm, tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    read = tool_calls(tool_call("read_file", {"path": "a.txt"}))
+    fake_llm.push(*[read] * 6)
+    session = make_session(fake_llm, tmp_path)
+    end = await run_turn(session, "what does a.txt say?")
+    assert end.state == "failed" and "kept calling tools when asked to answer" in end.message
+    assert len(of_type(session, ev.ToolResult)) == 4  # the asked-for-words answers ran nothing
+
+
 async def test_a_command_run_three_times_is_not_cut_short(fake_llm, tmp_path):
     """A command may see what the record does not (a file written by bash): its third
     run only gets the same-call hint, and the tools stay open."""

@@ -260,8 +260,7 @@ class AgentLoop:
             if response.text.strip() and not cut_off:
                 return "completed", None
             if reprompted:
-                return "failed", ("the model's answer was cut off at its output limit twice"
-                                  if cut_off else "the model gave an empty answer twice")
+                return "failed", _no_answer_reason(response, cut_off)
             reprompted = True
             self.emit(ev.UserMessage, text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT)
 
@@ -688,6 +687,15 @@ class AgentLoop:
                 exit_code=None, output_chars=len(reason),
                 parent_call_id=self.scope.parent_call_id)
         self._open_calls.clear()
+
+
+def _no_answer_reason(response: ModelResponse, cut_off: bool) -> str:
+    if cut_off:
+        return "the model's answer was cut off at its output limit twice"
+    if response.dropped_calls:
+        return ("the model kept calling tools when asked to answer in words (it had made "
+                "the same call three times)")
+    return "the model gave an empty answer twice"
 
 
 def _ignore(_: str) -> None:

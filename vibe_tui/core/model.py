@@ -102,6 +102,7 @@ class ModelResponse:
     completion_tokens: int = 0
     cached_tokens: int = 0  # prompt tokens the provider served from its cache
     first_token_s: float | None = None  # from the request to the first text or call delta
+    dropped_calls: int = 0  # calls made when words were asked for (tool_choice none)
 
 
 class ModelError(Exception):
@@ -196,6 +197,7 @@ async def stream_completion(
     if settings.tool_choice == "none" and response.tool_calls:
         # Asked for words, the model (or a server that ignores tool_choice) called tools
         # anyway: those calls are not run, and what text there was is the answer.
+        response.dropped_calls = len(response.tool_calls)
         response.tool_calls = []
         response.finish_reason = "stop"
     return response
