@@ -208,7 +208,7 @@ async def test_a_command_run_three_times_is_not_cut_short(fake_llm, tmp_path):
 
 
 async def test_streamed_text_is_sent_in_deltas_at_most_a_frame_apart(fake_llm, tmp_path):
-    """400 chunks arrive in about a second: the views get a few dozen deltas, the first at
+    """400 chunks arrive in about a second: the views get about ten deltas, the first at
     once, and every character."""
     answer = "".join(f"w{i:03d} " for i in range(400))
     fake_llm.push(text(answer, chunk_size=5, rate=400))
@@ -217,7 +217,7 @@ async def test_streamed_text_is_sent_in_deltas_at_most_a_frame_apart(fake_llm, t
     deltas = of_type(session, ev.TextDelta)
     assert "".join(d.text for d in deltas) == answer
     assert deltas[0].text == "w000 "
-    assert 10 <= len(deltas) <= 60
+    assert 5 <= len(deltas) <= 60
     gaps = [b.ts - a.ts for a, b in zip(deltas[1:], deltas[2:])]
     assert min(gaps) >= DELTA_INTERVAL_S * 0.9
 

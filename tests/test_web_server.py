@@ -115,7 +115,7 @@ async def test_the_stream_replays_everything_with_event_ids_and_a_retry_delay(
 
 async def test_a_reconnect_with_last_event_id_misses_nothing_and_repeats_nothing(
         fake_llm, session, view, client):
-    fake_llm.push(text("x" * 240, chunk_size=4, delay=0.01))
+    fake_llm.push(text("x" * 240, chunk_size=4, delay=0.05))  # 3 s: about 30 deltas
     session.send("a long answer")
     first = await read_stream(
         client, view, until=lambda e: e["type"] == "text_delta" and e["text"] and e["id"] > 10)
@@ -151,7 +151,7 @@ async def test_a_malformed_last_event_id_is_refused(view, client):
 async def test_twenty_tabs_on_a_long_turn_each_get_every_event_once(
         fake_llm, session, view, client):
     fake_llm.push(tool_calls(tool_call("list_dir", {"path": "."})),
-                  text("y" * 300, chunk_size=3, delay=0.02))  # deltas are sent 40 ms apart
+                  text("y" * 300, chunk_size=3, delay=0.04))  # deltas are sent 100 ms apart
     start = last_id(session)
     session.send("a long turn")
     # Tabs connect while the turn streams: each joins at a different point of it, and
