@@ -40,6 +40,7 @@ from vibe_tui.config import Config
 from vibe_tui.core import history
 from vibe_tui.core.history import Message
 from vibe_tui.core.model import litellm_loaded, litellm_module, loaded_litellm, max_input_tokens
+from vibe_tui.tools.base import CLEARED_NOTE_PREFIX
 
 DEFAULT_WINDOW = 8192
 OUTPUT_SHARE = 0.2  # one tool result may fill at most this much of the window
@@ -433,13 +434,13 @@ def plan_stubs(messages: list[Message], counts: list[int],
 
 def _is_stub(message: Message) -> bool:
     content = message.get("content")
-    return isinstance(content, str) and content.startswith("[cleared: ")
+    return isinstance(content, str) and content.startswith(CLEARED_NOTE_PREFIX)
 
 
 def stub_text(content: str, name: str, args: dict[str, Any]) -> str:
     """One line saying what a result was: "[cleared: read_file returned 120 lines of a.py]"."""
     lines = content.count("\n") + 1 if content else 0
-    return f"[cleared: {name} returned {lines} line{'s' if lines != 1 else ''}{_what(args)}]"
+    return f"{CLEARED_NOTE_PREFIX}{name} returned {lines} line{'s' if lines != 1 else ''}{_what(args)}]"
 
 
 def _calls_by_id(messages: list[Message]) -> dict[Any, tuple[str, dict[str, Any]]]:

@@ -48,6 +48,11 @@ class ToolContext:
             self.cwd = self.workspace
 
 
+# How an old tool result reads once the context manager has cleared it (core/context.py
+# writes it; the file tools refuse it as content, which a small model once copied).
+CLEARED_NOTE_PREFIX = "[cleared: "
+
+
 @dataclass(frozen=True)
 class ToolOutput:
     """The text the model reads, plus what the views show."""

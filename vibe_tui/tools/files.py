@@ -4,8 +4,8 @@ Every path goes through ``resolve_in_workspace`` in ``precheck``, so nothing her
 touches a file outside the workspace. Edits keep what the model cannot see: the file's
 encoding (UTF-8 or latin-1), BOM, CRLF line endings and mode. They are written
 atomically, and an edit or a rewrite that would break the syntax of a file that parsed
-cleanly is refused. ``preview`` and ``run`` share one planning function, so the diff shown in an
-approval is the diff that lands. ``run_hunks`` lands only the hunks of that diff the
+cleanly is refused. ``preview`` and ``run`` share one planning function, so the diff shown
+in an approval is the diff that lands. ``run_hunks`` lands only the hunks of that diff the
 user kept, and tells the model which ones it rejected.
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 from vibe_tui.code.outline import outline_text
 from vibe_tui.code.syntax import syntax_errors
 from vibe_tui.tools.base import (
+    CLEARED_NOTE_PREFIX,
     ToolContext,
     ToolError,
     ToolKind,
@@ -676,7 +677,7 @@ def _refuse_placeholder(text: str, field: str) -> None:
     """The note that stands for a cleared tool result is not file content (the local model
     wrote "[cleared: ...]" over a whole JSON file)."""
     line = text.strip()
-    if line.startswith("[cleared:") and line.endswith("]") and "\n" not in line:
+    if line.startswith(CLEARED_NOTE_PREFIX.rstrip()) and line.endswith("]") and "\n" not in line:
         raise ToolError(f"{field} is the note that stands for a cleared tool result, not the "
                         "file's content: read the file again and write the real text")
 
