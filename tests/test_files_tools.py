@@ -197,6 +197,25 @@ async def test_symlink_inside_pointing_outside_is_refused(ctx: ToolContext, work
     assert (outside / "secret.txt").read_text() == "secret\n"
 
 
+@pytest.fixture
+def symlink_loop(workspace: Path) -> Path:
+    (workspace / "loop").symlink_to("loop2")
+    (workspace / "loop2").symlink_to("loop")
+    return workspace
+
+
+async def test_a_symlink_loop_is_refused_with_a_reason(ctx: ToolContext, symlink_loop: Path) -> None:
+    for path in ("loop", "loop2/inner.txt", str(symlink_loop / "loop" / "x")):
+        _refused_everywhere(ctx, path, "symlink loop")
+        await _run_refused_everywhere(ctx, path, "symlink loop")
+
+
+async def test_a_name_too_long_is_refused_with_a_reason(ctx: ToolContext) -> None:
+    for path in ("a" * 300, "new/" + "b" * 300, "/".join(["c" * 200] * 30)):
+        _refused_everywhere(ctx, path, "too long")
+        await _run_refused_everywhere(ctx, path, "too long")
+
+
 def test_nul_byte_in_path_is_refused(ctx: ToolContext) -> None:
     _refused_everywhere(ctx, "a.txt\x00.png", "NUL byte")
 

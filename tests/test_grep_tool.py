@@ -255,6 +255,16 @@ async def test_outside_workspace_refused(grep, ctx):
             await grep.run({"pattern": "x", "path": path}, ctx)
 
 
+async def test_a_symlink_loop_is_refused_with_a_reason(grep, ctx, tmp_path):
+    (tmp_path / "loop").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop")
+    for path in ("loop", "loop2/x"):
+        with pytest.raises(ToolError, match="symlink loop"):
+            grep.precheck({"pattern": "x", "path": path}, ctx)
+        with pytest.raises(ToolError, match="symlink loop"):
+            await grep.run({"pattern": "x", "path": path}, ctx)
+
+
 async def test_missing_path(grep, ctx):
     with pytest.raises(ToolError, match="no such file or directory: nope; the workspace's top level"):
         await grep.run({"pattern": "x", "path": "nope"}, ctx)

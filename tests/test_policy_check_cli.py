@@ -127,3 +127,26 @@ def test_the_real_command(tmp_path: Path) -> None:
     out = [json.loads(line) for line in done.stdout.splitlines()]
     assert [o.get("decision", "error") for o in out] == ["allow", "ask", "error"]
     assert done.returncode == 1, done.stderr
+
+
+def test_a_symlink_loop_gets_a_decision_not_a_traceback(tmp_path: Path) -> None:
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    (workspace / "loop").symlink_to("loop2")
+    (workspace / "loop2").symlink_to("loop")
+    lines = [call("read_file", path="loop"), call("list_dir", path="loop2"),
+             call("grep", pattern="x", path="loop/a"), call("write_file", path="loop", content="x"),
+             call("edit_file", path="loop", old_string="a", new_string="b"),
+             call("repo_map", focus="loop"), call("bash", command="cd loop"),
+             call("read_file", path="n" * 300)]
+    env = {**os.environ, "VIBE_TUI_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "vibe_tui", "policy", "check", "--mode", "default"],
+        input="\n".join(json.dumps(x) for x in lines) + "\n",
+        cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(out) == len(lines)
+    assert [o["decision"] for o in out[:5]] == ["deny"] * 5
+    assert all("symlink loop" in o["reason"] for o in out[:5])
+    assert "too long" in out[-1]["reason"]

@@ -250,6 +250,16 @@ async def test_cd_outside_workspace_is_refused(ctx, tmp_path, target):
     assert ctx.cwd == tmp_path.resolve()
 
 
+async def test_cd_into_a_symlink_loop_or_a_too_long_name_is_refused(ctx, tmp_path):
+    (tmp_path / "loop").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop")
+    for target, reason in (("loop", "symlink loop"), ("loop2/x", "symlink loop"),
+                           ("d" * 300, "too long")):
+        with pytest.raises(ToolError, match=reason):
+            await bash.run({"command": f"cd {target}"}, ctx)
+    assert ctx.cwd == tmp_path.resolve()
+
+
 async def test_cd_to_missing_or_file_is_refused(ctx, tmp_path):
     (tmp_path / "file.txt").write_text("x")
     with pytest.raises(ToolError, match="no such directory"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 from pathlib import Path
 
@@ -21,12 +22,48 @@ def resolve_in_workspace(raw: str, workspace: Path, cwd: Path | None = None) -> 
     candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
     if not candidate.is_absolute():
         candidate = base / candidate
-    # strict=False: the target may not exist yet (write_file), but every existing link
-    # on the way is followed, so a link pointing out is caught.
-    resolved = candidate.resolve(strict=False)
+    resolved = _follow_links(candidate, raw)
     if not is_inside(resolved, root):
         raise ToolError(f"'{raw}' is outside the workspace ({root})")
+    _refuse_unnameable(resolved, raw)
     return resolved
+
+
+def _follow_links(candidate: Path, raw: str) -> Path:
+    # strict=False: the target may not exist yet (write_file), but every existing link
+    # on the way is followed, so a link pointing out is caught.
+    try:
+        return candidate.resolve(strict=False)
+    except RuntimeError:  # how Python before 3.13 reports a symlink loop
+        raise ToolError(f"'{raw}' goes through a symlink loop") from None
+    except OSError as exc:
+        raise ToolError(f"'{raw}' cannot be resolved: {exc.strerror}") from None
+
+
+def _refuse_unnameable(path: Path, raw: str) -> None:
+    """Refuse a path no file operation could use, before a tool trips over it with an
+    OSError: a loop the resolution did not report (newer Pythons leave the loop in the
+    path), or a name longer than the file system takes (also below a missing folder,
+    which write_file would create before failing)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolError(f"'{raw}' goes through a symlink loop") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ToolError(f"'{_shortened(raw)}' is too long a file name") from None
+    if len(os.fsencode(path)) >= _PATH_MAX or any(
+            len(os.fsencode(part)) > _NAME_MAX for part in path.parts):
+        raise ToolError(f"'{_shortened(raw)}' is too long a file name")
+
+
+# Linux's limits; a file system with smaller ones still answers ENAMETOOLONG above.
+_NAME_MAX = 255
+_PATH_MAX = 4096
+
+
+def _shortened(raw: str, keep: int = 80) -> str:
+    return raw if len(raw) <= keep else raw[:keep] + "..."
 
 
 def is_inside(path: Path, root: Path) -> bool:
