@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine_helpers import make_session, of_type, run_turn
+from engine_helpers import make_session, of_type, run_turn, wait_until
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import sessions_cli
@@ -107,6 +107,34 @@ async def test_an_always_grant_lasts_into_the_resumed_session(fake_llm, tmp_path
     await run_turn(resumed, "make two")
     assert (tmp_path / "two.txt").exists()
     assert len(of_type(resumed, ev.ApprovalRequested)) == 1  # only the first run's question
+    await resumed.close()
+
+
+async def test_approval_ids_continue_after_resume(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "touch one.txt"})),
+                  tool_calls(tool_call("bash", {"command": "touch two.txt"})), text("made"),
+                  tool_calls(tool_call("bash", {"command": "touch three.txt"})), text("made"))
+    session = make_session(fake_llm, tmp_path)
+    session.send("make two files")
+    for _ in range(2):
+        await wait_until(lambda: session.approvals.pending())
+        [pending] = session.approvals.pending()
+        session.answer(pending.approval_id, "allow", by="tui")
+    await session.wait_idle()
+    old_ids = [e.approval_id for e in of_type(session, ev.ApprovalRequested)]
+    await session.close()
+
+    resumed = Session.resume(Config(model=fake_llm.model, api_base=fake_llm.base_url),
+                             tmp_path, session.store_path)
+    resumed.send("make a third")
+    await wait_until(lambda: resumed.approvals.pending())
+    [pending] = resumed.approvals.pending()
+    assert len(old_ids) == 2 and pending.approval_id not in old_ids
+    late = resumed.answer(old_ids[0], "deny", by="web")
+    assert (late.accepted, late.by, late.decision) == (False, "tui", "allow")
+    resumed.answer(pending.approval_id, "allow", by="tui")
+    await resumed.wait_idle()
+    assert (tmp_path / "three.txt").exists()
     await resumed.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 
 from vibe_tui.tools.base import ToolRequest
@@ -52,6 +53,14 @@ class ApprovalBook:
         self._pending[approval_id] = pending
         return pending
 
+    def recorded(self, approval_id: str, answer: Answer | None = None) -> None:
+        """Take in an approval from a replayed log: new ids follow the highest one there
+        (views and the log tell approvals apart by id), and a late answer to a settled
+        one is told who answered first."""
+        self._count = max(self._count, _number(approval_id))
+        if answer is not None:
+            self._settled[approval_id] = answer
+
     def pending(self) -> list[PendingApproval]:
         return list(self._pending.values())
 
@@ -71,3 +80,8 @@ class ApprovalBook:
 
     def get(self, approval_id: str) -> PendingApproval | None:
         return self._pending.get(approval_id)
+
+
+def _number(approval_id: str) -> int:
+    match = re.fullmatch(r"ap(\d+)", approval_id)
+    return int(match.group(1)) if match else 0

@@ -448,13 +448,21 @@ class Session:
             self.session_tokens = event.session_tokens
         elif isinstance(event, ev.ContextUsage):
             self.context_usage = event
-        elif isinstance(event, ev.ApprovalRequested) and event.grant:
-            self._restored_grants[event.approval_id] = event.grant
-        elif isinstance(event, ev.ApprovalResolved) and event.decision == "always":
-            # "Always" lasts for the session, and a resumed session is the same session.
-            grant = self._restored_grants.pop(event.approval_id, None)
-            if grant:
-                self.grants.add(grant)
+        elif isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved)):
+            self._restore_approval(event)
+
+    def _restore_approval(self, event: ev.ApprovalRequested | ev.ApprovalResolved) -> None:
+        if isinstance(event, ev.ApprovalRequested):
+            self.approvals.recorded(event.approval_id)
+            if event.grant:
+                self._restored_grants[event.approval_id] = event.grant
+            return
+        self.approvals.recorded(event.approval_id,
+                                Answer(event.decision, event.by, event.note, event.hunks))
+        # "Always" lasts for the session, and a resumed session is the same session.
+        grant = self._restored_grants.pop(event.approval_id, None)
+        if grant and event.decision == "always":
+            self.grants.add(grant)
 
     def _settle_restored(self, config: Config) -> None:
         """After replaying a file: close what a crash (even SIGKILL) left open, so views see
@@ -463,10 +471,11 @@ class Session:
         open_turn = _open_turn(self._events)
         if open_turn is not None:
             for approval in _unresolved_approvals(self._events, open_turn):
-                self.emit(ev.ApprovalResolved, turn_id=open_turn,
-                          approval_id=approval.approval_id, call_id=approval.call_id,
-                          decision="deny", by="interrupt", note=STOPPED_TURN,
-                          parent_call_id=approval.parent_call_id)
+                self._restore_approval(self.emit(
+                    ev.ApprovalResolved, turn_id=open_turn,
+                    approval_id=approval.approval_id, call_id=approval.call_id,
+                    decision="deny", by="interrupt", note=STOPPED_TURN,
+                    parent_call_id=approval.parent_call_id))
             for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
                 self.emit(ev.ToolResult, turn_id=open_turn, call_id=call_id, tool=tool,
                           output=history.UNFINISHED_CALL, status="interrupted",
