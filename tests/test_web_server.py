@@ -228,8 +228,8 @@ async def test_the_terminal_answers_first_and_the_web_is_told(
     assert session.answer(asked.approval_id, "deny", by="tui").accepted
     reply = await client.post("/answer", json={"id": asked.approval_id, "turn": asked.turn_id,
                                                "decision": "allow"})
-    assert reply.status_code == 200
-    assert reply.json() == {"result": "the terminal answered first", "decision": "deny",
+    assert reply.status_code == 409
+    assert reply.json() == {"result": "the terminal answered first: deny", "decision": "deny",
                             "by": "tui"}
     await session.wait_idle()
     assert not (tmp_path / "made.txt").exists()

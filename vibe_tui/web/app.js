@@ -371,11 +371,10 @@
     });
     if (card.classList.contains("resolved")) return;
     const outcome = card.querySelector(".outcome");
-    if (reply.ok && reply.data.result === "done") {
+    if (reply.ok) {
       outcome.textContent = "sent…";  // the resolved event closes the card
-    } else if (reply.ok) {
-      outcome.textContent = reply.data.result;
     } else if (reply.status === 404 || reply.status === 409) {
+      // 409: another view answered first; the reply says who and what.
       closeCard(card, reply.data.result || "this question is no longer open");
     } else {
       outcome.textContent = reply.data.result || `could not answer (${reply.status})`;

@@ -203,8 +203,8 @@ class WebView:
         asked = self._approval_request(approval_id)
         if asked is None:
             return JSONResponse({"result": "no such approval"}, status_code=404)
-        # Approval ids restart with each run of a resumed session: the turn tells a stale
-        # card from a past run apart from the open question with the same id.
+        # Logs written before approval ids continued across runs can hold one id twice:
+        # the turn tells a stale card from a past run apart from the open question.
         if asked.turn_id != turn:
             return JSONResponse({"result": "this question is no longer open"}, status_code=409)
         outcome = self.session.answer(approval_id, decision, note=note or None, by="web")
@@ -212,8 +212,10 @@ class WebView:
             return JSONResponse({"result": "done"})
         if not outcome.by:
             return JSONResponse({"result": "this question is no longer open"}, status_code=409)
-        result = FIRST_ANSWER.get(outcome.by, f"{outcome.by} answered first")
-        return JSONResponse({"result": result, "decision": outcome.decision, "by": outcome.by})
+        # A conflict, not a success: this answer did not count, and the page says whose did.
+        who = FIRST_ANSWER.get(outcome.by, f"{outcome.by} answered first")
+        return JSONResponse({"result": f"{who}: {outcome.decision}",
+                             "decision": outcome.decision, "by": outcome.by}, status_code=409)
 
     async def _stop(self, request: Request) -> Response:
         stopped = self.session.interrupt()
