@@ -97,14 +97,16 @@ def test_wrap_builds_the_documented_command_line(ctx: ToolContext, workspace: Pa
     assert argv[0].endswith("bwrap")
     assert "--ro-bind / /" in joined
     assert f"--bind {workspace} {workspace}" in joined
-    assert f"--ro-bind {workspace / '.git'} {workspace / '.git'}" in joined
+    assert f"--ro-bind-try {workspace / '.git'} {workspace / '.git'}" in joined
     # Mount order: private /tmp first (the workspace may be under /tmp), then the
     # workspace, then its read-only .git on top.
     assert joined.index("--tmpfs /tmp") < joined.index("--bind ") < joined.index(
-        f"--ro-bind {workspace / '.git'}")
+        f"--ro-bind-try {workspace / '.git'}")
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
-                 "--proc /proc", "--dev /dev", f"--chdir {workspace / 'sub'}"):
+                 "--proc /proc", "--dev /dev", f"--chdir {workspace / 'sub'}",
+                 "--unshare-user", "--cap-drop ALL", "--unshare-ipc"):
         assert flag in joined
+    assert argv[argv.index("--uid") + 1] != "0"
     assert argv[-4:] == ["--", "bash", "-c", "ls"]
 
 

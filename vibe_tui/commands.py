@@ -221,7 +221,7 @@ class CommandRunner:
         if not command:
             self._say("! runs a shell command: !ls -la")
             return
-        from vibe_tui.tools.environment import apply_export, command_env, is_export
+        from vibe_tui.tools.environment import apply_export, is_export, user_env
 
         conversation = self.app.conversation
         conversation.add_entry(f"$ {command}", "-user")
@@ -229,7 +229,7 @@ class CommandRunner:
         if is_export(command):  # changes the environment of the agent's later commands
             conversation.add_entry(await apply_export(ctx, command), "-shell")
             return
-        output, code = await run_user_command(command, ctx.cwd, command_env(ctx))
+        output, code = await run_user_command(command, ctx.cwd, user_env(ctx))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
 

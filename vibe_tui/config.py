@@ -480,6 +480,10 @@ def store_key(provider: str, key: str, path: Path | None = None) -> Path:
     return path
 
 
+# Variables filled from the credentials file in this process: commands never get them.
+loaded_key_names: set[str] = set()
+
+
 def use_stored_keys(config: Config, key_envs: dict[str, tuple[str, ...]],
                     environ: dict[str, str] | None = None) -> Config:
     """At start: each stored key goes into its provider's environment variable when that
@@ -495,6 +499,7 @@ def use_stored_keys(config: Config, key_envs: dict[str, tuple[str, ...]],
         names = key_envs.get(provider, ())
         if names and not any(environ.get(name) for name in names):
             environ[names[0]] = key
+            loaded_key_names.add(names[0])
         elif not names and provider == config.provider and config.api_key is None:
             config = config.with_overrides(api_key=key)
     return config

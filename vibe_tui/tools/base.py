@@ -41,6 +41,14 @@ class ToolContext:
     sandbox_mode: str = "auto"
     sandbox_network: bool = False
     allow_host: bool = False
+    # Inherited variables commands get although their names say they hold secrets
+    # (``[sandbox] pass_env``), and more paths the sandbox hides (``[sandbox] hide``).
+    pass_env: tuple[str, ...] = ()
+    hide_paths: tuple[str, ...] = ()
+    # Git folders in the workspace, which commands may not write, found before and after
+    # each command (vibe_tui.tools.git_dirs); and where one a command created is moved.
+    git_dirs: Any = None
+    quarantine_dir: Path | None = None
 
     def __post_init__(self) -> None:
         self.workspace = self.workspace.resolve()

@@ -34,6 +34,7 @@ from vibe_tui.tools.base import (
     require,
     require_command,
 )
+from vibe_tui.tools.shell import after_command
 from vibe_tui.tools.pty_session import (  # noqa: F401 - public names of this module too
     CURSOR_KEYS,
     KEYS,
@@ -286,7 +287,7 @@ class InteractiveStartTool:
                 session.arm_idle()  # an interrupt keeps the session, and its idle limit
             if session.state == "exited":
                 notes.append(RAN_TO_COMPLETION)
-            return await report(session, busy, notes)
+            return await report(session, busy, await _checked(ctx, notes))
 
 
 def _check_room(ctx: ToolContext) -> None:
@@ -361,7 +362,7 @@ class InteractiveSendTool:
                 busy = await session.settle(min_wait)
             finally:
                 session.arm_idle()
-            return await report(session, busy, notes)
+            return await report(session, busy, await _checked(ctx, notes))
 
 
 class InteractiveStopTool:
@@ -391,7 +392,13 @@ class InteractiveStopTool:
         session = _find(ctx, args)
         if session.state == "running":
             await session.close("stopped with interactive_stop")
-        return await report(session, False, [], stopped=True)
+        return await report(session, False, await _checked(ctx, []), stopped=True)
+
+
+async def _checked(ctx: ToolContext, notes: list[str]) -> list[str]:
+    """``notes``, plus what was done about git folders the program created meanwhile."""
+    quarantined = await after_command(ctx)
+    return [*notes, quarantined] if quarantined else notes
 
 
 INTERACTIVE_TOOLS = [InteractiveStartTool(), InteractiveSendTool(), InteractiveStopTool()]

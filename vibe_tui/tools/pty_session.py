@@ -37,8 +37,15 @@ from pyte.screens import Margins
 
 from vibe_tui.tools import sandbox
 from vibe_tui.tools.base import ToolContext, ToolError
-from vibe_tui.tools.environment import interactive_env
-from vibe_tui.tools.shell import Started, start_in_sandbox, stop_once_started
+from vibe_tui.tools.environment import interactive_env, read_only_env
+from vibe_tui.tools.shell import (
+    Started,
+    before_command,
+    env_for,
+    start_in_sandbox,
+    stop_once_started,
+    system_bash,
+)
 
 log = logging.getLogger(__name__)
 
@@ -481,15 +488,20 @@ async def _start(command: str, ctx: ToolContext, cols: int, rows: int, slave: in
     state = await sandbox.in_force_async(ctx)
     if state.kind == "unavailable":
         raise ToolError(sandbox.refusal(state))
-    argv = ["bash", "-c", command]
-    setsid = shutil.which("setsid")
+    argv = [system_bash(), "-c", command]
+    setsid = shutil.which("setsid", path=os.defpath)
     env = interactive_env(ctx, cols, rows)
+    # Lines typed into a shell are judged one by one like bash commands, and read-only
+    # ones run unasked: the shell must be the place such a command runs in.
+    env = read_only_env(env, ctx.workspace) if runs_a_shell(command) else \
+        env_for(command, ctx, env)
     if state.kind != "bubblewrap":
         if setsid:
             return Started(await _spawn([setsid, "--ctty", *argv], ctx, env, slave, False))
         # Without setsid (not Linux): own session, no controlling terminal.
         return Started(await _spawn(argv, ctx, env, slave, True))
     inner = [setsid, "--ctty", "--wait", *argv] if setsid else argv
+    await before_command(ctx)
     return await start_in_sandbox(
         inner, ctx, lambda wrapped, fds: _spawn(wrapped, ctx, env, slave, True, pass_fds=fds))
 

@@ -1,14 +1,29 @@
 """The command sandbox: bubblewrap around every shell command.
 
-Inside, the root file system is read-only, the workspace is writable except its ``.git``
-(and ``.vibe``) folder, ``/tmp`` is private and empty, ``/proc`` and ``/dev`` are fresh,
-there is no network unless the config allows it, and the command's processes live in
-their own PID namespace and session, so they die with the sandbox (``--die-with-parent``)
-and cannot push keys into the user's terminal (``--new-session``, CVE-2017-5226).
+What a command inside can and cannot do, whoever runs vibe-tui (root included):
+
+- It runs in a new user namespace with no capabilities, as an ordinary user (the
+  invoking user's id, or ``nobody`` when that is root), and cannot make further user
+  namespaces: it cannot mount, unmount or remount anything, so the read-only parts stay
+  read-only and the host's namespaces stay out of reach.
+- The root file system is read-only; the workspace is writable except every git folder in
+  it (``vibe_tui.tools.git_dirs``) and the files that make programs run later
+  (``.vibe``, ``.vscode``, ``.envrc``... at its top level; ``vibe_tui.policy.protected``).
+- Secrets are hidden: ``~/.ssh``, cloud and registry credentials, vibe-tui's own
+  credentials file (``SECRET_PATHS`` plus ``[sandbox] hide``) read as empty, and the
+  sockets of host daemons under ``/run`` (Docker, D-Bus, the user's agents) are not there.
+  The environment loses its keys and tokens (``vibe_tui.tools.environment``).
+- ``/tmp`` is private and empty, ``/proc`` and ``/dev`` are fresh, there is no network
+  unless the config allows it, and the command's processes live in their own PID, IPC and
+  UTS namespaces and session, so they die with the sandbox (``--die-with-parent``) and
+  cannot push keys into the user's terminal (``--new-session``, CVE-2017-5226).
+
+It does not hide the rest of the host's files from reading.
 
 Where bubblewrap is missing or cannot start (no user namespaces, a container without
-the rights), commands do not quietly run on the host: the bash tool refuses until the user
-opts in with ``--no-sandbox``, ``VIBE_TUI_ALLOW_HOST=1`` or ``allow_host = true``.
+the rights), commands do not quietly run on the host or in a weaker sandbox: the bash
+tool refuses, saying why, until the user opts in with ``--no-sandbox``,
+``VIBE_TUI_ALLOW_HOST=1`` or ``allow_host = true``.
 
 The sandbox limits the damage of a mistake; the policy still decides what needs a person.
 """
@@ -20,11 +35,14 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from vibe_tui.config import credentials_path
+from vibe_tui.policy.protected import PROTECTED_FOLDERS, folded, protected_reason
 from vibe_tui.tools.base import ToolContext
 
 SandboxKind = Literal["bubblewrap", "host", "unavailable"]
@@ -33,9 +51,22 @@ ALLOW_HOST_ENV = "VIBE_TUI_ALLOW_HOST"
 # Which bubblewrap to use; tests point it at a missing file to see the refusal.
 BWRAP_ENV = "VIBE_TUI_BWRAP"
 PROBE_TIMEOUT_S = 10.0
-# Folders of the workspace that stay read-only inside: git runs hooks and configured
-# programs from .git outside any approval, and .vibe holds this project's permission rules.
-READ_ONLY_NAMES = (".git", ".vibe")
+# Inside, root is nobody: the invoking user keeps their own id, root becomes this one.
+NOBODY = 65534
+# Files and folders that hold the user's secrets, hidden inside (read as empty).
+SECRET_PATHS = (
+    "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube",
+    "~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.config/git/credentials",
+    "~/.npmrc", "~/.pypirc", "~/.cargo/credentials",
+    "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings.xml",
+    "~/.config/gh", "~/.config/hub", "~/.password-store", "~/.vault-token",
+    "~/.terraform.d/credentials.tfrc.json", "~/.local/share/keyrings",
+    "~/.config/op", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
+)
+# Where host daemons keep their sockets: a socket on a read-only file system still
+# answers, and Docker's is root on the host.
+SOCKET_FOLDERS = ("/run", "/var/run")
+_SOCKET_SCAN_LIMIT = 5000
 
 HOW_TO_OPT_IN = (
     "To run commands on the host with your own user's rights instead, start vibe-tui with "
@@ -59,10 +90,37 @@ def bwrap_binary() -> str:
     return shutil.which("bwrap") or "bwrap"
 
 
+def _namespaces(binary: str) -> list[str]:
+    """A user namespace with no capabilities and an ordinary id, the other namespaces
+    fresh. No ``-try`` variants for what the guarantees rest on: where a user namespace
+    cannot be made, bubblewrap fails and the probe says so."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = ["--unshare-user", "--uid", str(uid or NOBODY), "--gid", str(gid or NOBODY)]
+    if _knows(binary, "--disable-userns"):
+        flags.append("--disable-userns")
+    return [*flags, "--cap-drop", "ALL", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
+            "--unshare-cgroup-try"]
+
+
+_known_flags: dict[str, str] = {}
+
+
+def _knows(binary: str, flag: str) -> bool:
+    """Whether this bubblewrap has ``flag`` (``--disable-userns`` came in 0.8)."""
+    if binary not in _known_flags:
+        try:
+            done = subprocess.run([binary, "--help"], capture_output=True, text=True,
+                                  timeout=PROBE_TIMEOUT_S)
+            _known_flags[binary] = done.stdout + done.stderr
+        except (OSError, subprocess.TimeoutExpired):
+            _known_flags[binary] = ""
+    return flag in _known_flags[binary]
+
+
 def _probe_argv(binary: str) -> list[str]:
     # The same namespaces and mounts a real command gets, around `true`.
-    return [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--die-with-parent",
+    return [binary, *_namespaces(binary), "--ro-bind", "/", "/", "--dev", "/dev",
+            "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", "--die-with-parent",
             "--new-session", "--", "true"]
 
 
@@ -73,7 +131,8 @@ def _verdict(binary: str, returncode: int | None, stderr: bytes, missing: bool) 
         return SandboxState("bubblewrap", "commands run in a bubblewrap sandbox")
     message = stderr.decode("utf-8", "replace").strip().splitlines()
     why = message[-1] if message else f"exit code {returncode}"
-    return SandboxState("unavailable", f"bubblewrap cannot start here: {why}")
+    return SandboxState("unavailable", f"bubblewrap cannot start here ({why}); it needs a "
+                                       "user namespace, which this machine does not allow")
 
 
 def probe(binary: str | None = None) -> SandboxState:
@@ -167,25 +226,85 @@ def wrap(argv: list[str], ctx: ToolContext, *, network: bool,
          info_fd: int | None = None) -> list[str]:
     """The bubblewrap command line that runs ``argv`` in ``ctx.cwd`` inside the sandbox.
     With ``info_fd`` (the write end of a pipe passed to the process), bubblewrap reports
-    the sandbox's init there: read it with ``started`` to be able to ``kill`` it.
+    the sandbox's init there: read it with ``started`` to be able to ``kill`` it. The
+    workspace's git folders are those ``ctx.git_dirs`` last found (``refresh`` it first).
 
     Order matters: bubblewrap applies mounts in turn, so the private /tmp comes before
-    the workspace (which may live under /tmp) and the read-only .git after it."""
+    the workspace (which may live under /tmp), the read-only folders after it, and the
+    hidden secrets last."""
+    binary = bwrap_binary()
     workspace = str(ctx.workspace)
     cwd = str(ctx.cwd or ctx.workspace)
-    command = [bwrap_binary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-               "--tmpfs", "/tmp", "--bind", workspace, workspace]
-    for name in READ_ONLY_NAMES:
-        inner = ctx.workspace / name
-        if inner.exists():  # follows a link: the target is what gets protected
-            command += ["--ro-bind", str(inner), str(inner)]
+    command = [binary, *_namespaces(binary), "--ro-bind", "/", "/", "--dev", "/dev",
+               "--proc", "/proc", "--tmpfs", "/tmp", "--bind", workspace, workspace]
+    for path in read_only_in(ctx):
+        command += ["--ro-bind-try", path, path]
+    for path, is_folder in hidden(ctx):
+        command += ["--tmpfs", path] if is_folder else ["--ro-bind-try", "/dev/null", path]
     if not network:
         command.append("--unshare-net")
     if info_fd is not None:
         command += ["--info-fd", str(info_fd)]
-    command += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd,
-                "--", *argv]
+    command += ["--die-with-parent", "--new-session", "--chdir", cwd, "--", *argv]
     return command
+
+
+def read_only_in(ctx: ToolContext) -> list[str]:
+    """The workspace's paths that commands may not write: its git folders, then the
+    files at its top level that make programs run later."""
+    paths = list(ctx.git_dirs.read_only()) if ctx.git_dirs is not None else []
+    if ctx.git_dirs is None and os.path.lexists(ctx.workspace / ".git"):
+        paths.append(str(ctx.workspace / ".git"))
+    try:
+        names = sorted(os.listdir(ctx.workspace))
+    except OSError:
+        names = []
+    for name in names:
+        if protected_reason([name]) is not None or folded(name) in PROTECTED_FOLDERS:
+            paths.append(str(ctx.workspace / name))
+    workflows = ctx.workspace / ".github" / "workflows"
+    if workflows.is_dir():
+        paths.append(str(workflows))
+    return list(dict.fromkeys(paths))
+
+
+def hidden(ctx: ToolContext) -> list[tuple[str, bool]]:
+    """(path, is a folder) of each secret that exists here, links followed; never one
+    that holds the workspace, which the command needs."""
+    found: dict[str, bool] = {}
+    workspace = os.path.realpath(ctx.workspace)
+    for raw in (*SECRET_PATHS, *ctx.hide_paths, str(credentials_path())):
+        real = os.path.realpath(os.path.expanduser(raw))
+        if not os.path.lexists(real) or _holds(real, workspace) or _holds("/tmp", real):
+            continue
+        found[real] = os.path.isdir(real)
+    for socket_path in host_sockets():
+        found.setdefault(socket_path, False)
+    return sorted(found.items())
+
+
+def _holds(folder: str, path: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def host_sockets() -> list[str]:
+    """Sockets under /run and /var/run, where daemons (Docker, D-Bus, systemd, the
+    user's agents) listen. A bounded walk: /run is small."""
+    found: list[str] = []
+    seen = 0
+    for top in SOCKET_FOLDERS:
+        for folder, subfolders, files in os.walk(os.path.realpath(top)):
+            seen += len(subfolders) + len(files)
+            if seen > _SOCKET_SCAN_LIMIT:
+                return found
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    if stat.S_ISSOCK(os.lstat(path).st_mode):
+                        found.append(path)
+                except OSError:
+                    continue
+    return sorted(set(found))
 
 
 @dataclass(frozen=True)
@@ -240,5 +359,5 @@ def describe_for_model(state: SandboxState, *, network: bool = False) -> str | N
 
 
 def workspace_has_read_only(ctx: ToolContext) -> list[Path]:
-    """The workspace folders the sandbox keeps read-only (for /sandbox to show)."""
-    return [ctx.workspace / n for n in READ_ONLY_NAMES if (ctx.workspace / n).exists()]
+    """The workspace paths the sandbox keeps read-only (for /sandbox to show)."""
+    return [Path(p) for p in read_only_in(ctx)]

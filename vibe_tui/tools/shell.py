@@ -17,14 +17,16 @@ import math
 import os
 import re
 import shlex
+import shutil
 import signal
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from vibe_tui.tools import sandbox
-from vibe_tui.tools.environment import command_env
+from vibe_tui.policy.shell import analyse_command
+from vibe_tui.tools import git_dirs, sandbox
+from vibe_tui.tools.environment import command_env, read_only_env
 from vibe_tui.tools.base import (
     ToolContext,
     ToolError,
@@ -33,6 +35,7 @@ from vibe_tui.tools.base import (
     optional,
     require_command,
 )
+from vibe_tui.config import data_dir
 from vibe_tui.tools.paths import display_path, resolve_in_workspace
 
 STDOUT_CAP = 64 * 1024
@@ -94,6 +97,7 @@ class CommandResult:
     returncode: int
     timed_out: bool = False
     lingering: bool = False  # background children held the pipes after the shell exited
+    quarantined: str | None = None  # git folders the command created, moved out (why)
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
@@ -162,18 +166,55 @@ class Started:
             self.sandboxed.kill()
 
 
+def system_bash() -> str:
+    """bash from the system's folders, never a ``bash`` a workspace put on PATH."""
+    return shutil.which("bash", path=os.defpath) or "/bin/bash"
+
+
+def env_for(command: str, ctx: ToolContext, env: dict[str, str]) -> dict[str, str]:
+    """A command the policy would let run without asking gets the stricter environment
+    (``environment.read_only_env``): its programs are the system's, git is hardened."""
+    if analyse_command(command).read_only:
+        return read_only_env(env, ctx.workspace)
+    return env
+
+
+async def before_command(ctx: ToolContext) -> None:
+    """Find the workspace's git folders as they are now, so the sandbox mounts each one
+    read-only; a first look walks the whole workspace, later ones what changed."""
+    if ctx.git_dirs is None:
+        ctx.git_dirs = git_dirs.GitDirs(ctx.workspace)
+    await asyncio.to_thread(ctx.git_dirs.refresh)
+
+
+async def after_command(ctx: ToolContext) -> str | None:
+    """Move out of the workspace any git folder the command created (git_dirs says why);
+    what to tell the model and the user, or None."""
+    if ctx.git_dirs is None:
+        return None
+    created = await asyncio.to_thread(ctx.git_dirs.refresh)
+    if not created:
+        return None
+    into = ctx.quarantine_dir or data_dir() / "quarantine"
+    moved = await asyncio.to_thread(git_dirs.quarantine, created, ctx.workspace, into)
+    await asyncio.to_thread(ctx.git_dirs.refresh)
+    return git_dirs.describe_quarantine(moved) if moved else None
+
+
 async def start_command(command: str, ctx: ToolContext) -> Started:
     """``bash -c COMMAND`` in ``ctx.cwd``, inside the sandbox when it is in force; a
     ToolError (for the model and the user) when the sandbox cannot start and the user
     has not allowed the host."""
     assert ctx.cwd is not None
     state = await sandbox.in_force_async(ctx)
-    argv = ["bash", "-c", command]
+    argv = [system_bash(), "-c", command]
     if state.kind == "unavailable":
         raise ToolError(sandbox.refusal(state))
+    env = env_for(command, ctx, command_env(ctx))
     if state.kind != "bubblewrap":
-        return Started(await _spawn(argv, ctx.cwd, command_env(ctx)))
-    starting = asyncio.ensure_future(_start_sandboxed(argv, ctx))
+        return Started(await _spawn(argv, ctx.cwd, env))
+    await before_command(ctx)
+    starting = asyncio.ensure_future(_start_sandboxed(argv, ctx, env))
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -183,10 +224,10 @@ async def start_command(command: str, ctx: ToolContext) -> Started:
         raise
 
 
-async def _start_sandboxed(argv: list[str], ctx: ToolContext) -> Started:
+async def _start_sandboxed(argv: list[str], ctx: ToolContext, env: dict[str, str]) -> Started:
     assert ctx.cwd is not None
     return await start_in_sandbox(
-        argv, ctx, lambda wrapped, fds: _spawn(wrapped, ctx.cwd, command_env(ctx), fds))
+        argv, ctx, lambda wrapped, fds: _spawn(wrapped, ctx.cwd, env, fds))
 
 
 async def start_in_sandbox(
@@ -264,6 +305,8 @@ async def run_command(command: str, ctx: ToolContext, timeout_s: float) -> Comma
     finally:
         pumps.cancel()  # a process that escaped the group may still hold a pipe
         ctx.running_pids.discard(proc.pid)
+        if started.sandboxed is not None:
+            result.quarantined = await asyncio.shield(after_command(ctx))
     return result
 
 
@@ -368,6 +411,8 @@ class BashTool:
         result = await run_command(command, ctx, timeout)
         if result.timed_out:
             notes.append(f"timed out after {timeout:g} s; the command and its children were killed")
+        if result.quarantined:
+            notes.append(result.quarantined)
         if result.lingering:
             notes.append(
                 "background processes still held the output after the command exited and "
@@ -379,6 +424,7 @@ class BashTool:
             exit_code=result.returncode,
             meta={
                 "timed_out": result.timed_out,
+                "quarantined": result.quarantined is not None,
                 "timeout_s": timeout,
                 "stdout_bytes": result.stdout.total,
                 "stderr_bytes": result.stderr.total,
