@@ -41,3 +41,23 @@ def test_bad_values_are_refused_with_the_file_named(text, message):
     with pytest.raises(ValueError) as raised:
         load_config()
     assert message in str(raised.value) and str(path) in str(raised.value)
+
+
+def test_sandbox_secrets_settings_reach_the_commands_context(tmp_path):
+    from vibe_tui.core.session import Session
+
+    write_config('[sandbox]\npass_env = ["GITHUB_TOKEN"]\nhide = ["~/work/secrets"]\n')
+    config = load_config()
+    assert config.sandbox_pass_env == ["GITHUB_TOKEN"]
+    assert config.sandbox_hide == ["~/work/secrets"]
+    session = Session(config, tmp_path)
+    assert session.tool_context.pass_env == ("GITHUB_TOKEN",)
+    assert session.tool_context.hide_paths == ("~/work/secrets",)
+
+
+@pytest.mark.parametrize("text", ['[sandbox]\npass_env = "GITHUB_TOKEN"\n',
+                                  '[sandbox]\nhide = [1]\n'])
+def test_sandbox_lists_must_be_lists_of_strings(text):
+    path = write_config(text)
+    with pytest.raises(ValueError, match=f"{path}.*must be a list of strings"):
+        load_config()

@@ -109,6 +109,12 @@ class Config:
     allow_host: bool = False
     """``[sandbox] allow_host``: where bubblewrap cannot start, run commands on the host
     anyway instead of refusing them (as ``VIBE_TUI_ALLOW_HOST=1`` does)."""
+    sandbox_pass_env: list[str] = field(default_factory=list)
+    """``[sandbox] pass_env``: variables commands get although their names say they hold a
+    secret (``GITHUB_TOKEN`` for ``gh``); every other key and token stays with vibe-tui."""
+    sandbox_hide: list[str] = field(default_factory=list)
+    """``[sandbox] hide``: more files and folders commands see as empty, beside ``~/.ssh``,
+    cloud credentials and the others vibe-tui hides anyway (``~/work/secrets``)."""
     repo_map_auto: bool | None = None
     """``[repo_map] auto``: the first request of each session carries a repo map focused
     on the task. Unset: on for the embedded model (which otherwise guesses paths like
@@ -196,7 +202,8 @@ def load_config(path: Path | None = None) -> Config:
 
 
 SANDBOX_MODES = ("auto", "off")
-_SANDBOX_KEYS = {"mode": "sandbox", "network": "sandbox_network", "allow_host": "allow_host"}
+_SANDBOX_KEYS = {"mode": "sandbox", "network": "sandbox_network", "allow_host": "allow_host",
+                 "pass_env": "sandbox_pass_env", "hide": "sandbox_hide"}
 
 
 def _sandbox_settings(table: Any, path: Path) -> dict[str, Any]:
@@ -216,6 +223,11 @@ def _sandbox_settings(table: Any, path: Path) -> dict[str, Any]:
         if not isinstance(settings.get(key, False), bool):
             raise ValueError(f"{path}: [sandbox] {key.removeprefix('sandbox_')} must be "
                              "true or false")
+    for key in ("sandbox_pass_env", "sandbox_hide"):
+        value = settings.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{path}: [sandbox] {key.removeprefix('sandbox_')} must be a "
+                             "list of strings")
     return settings
 
 

@@ -76,6 +76,8 @@ class Session:
             sandbox_mode=config.sandbox,
             sandbox_network=config.sandbox_network,
             allow_host=config.allow_host,
+            pass_env=tuple(config.sandbox_pass_env),
+            hide_paths=tuple(config.sandbox_hide),
         )
         self.mode: Mode = config.mode
         self.model: str = config.model or ""
