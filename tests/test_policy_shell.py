@@ -255,7 +255,7 @@ NOT_READ_ONLY = [
     ("git log --textc", "git log --textconv"),
     ("git ls-files --exec-path=x", "git ls-files --exec-path"),
     ("git grep --open-files-in-pager=vim x", "--open-files-in-pager"),
-    ("git ls-remote --upload-pa=id origin", "git ls-remote is not a read-only git command"),
+    ("git ls-remote --upload-pa=id origin", "git ls-remote --upload-pack can write files or run"),
     # following links out of the workspace, and reading file lists
     ("grep -R x .", "grep -R follows symbolic links"),
     ("grep --dereference-recursive x .", "follows symbolic links"),

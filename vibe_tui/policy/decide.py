@@ -33,12 +33,11 @@ against the folder it runs in, because a cloned repository may hold a link to
 
 from __future__ import annotations
 
-import glob
-import itertools
 import os
 import posixpath
 from pathlib import Path
 
+from vibe_tui.policy.git_repos import unexpected_repository
 from vibe_tui.policy.protected import (
     PROTECTED_FOLDERS,
     folded,
@@ -50,9 +49,11 @@ from vibe_tui.policy.rules import (
     allowing_rule,
     candidate_paths,
     family_of,
+    first_deny,
     first_match,
     parse_rule,
 )
+from vibe_tui.policy.reads import expand
 from vibe_tui.policy.shell import (
     CommandAnalysis,
     analyse_command,
@@ -65,17 +66,17 @@ from vibe_tui.tools.mcp import PREFIX as MCP_PREFIX
 from vibe_tui.tools.mcp import McpRequest
 from vibe_tui.tools.paths import is_inside
 
-# How many paths one wildcard may expand to before the rest go unchecked, and how many
-# folders a chain of `cd`s may have led to.
-_MAX_GLOB_MATCHES = 2000
+# How many folders a chain of `cd`s may have led to.
 _MAX_BASES = 8
 
 
 def decide(request: ToolRequest, ctx: PolicyContext) -> Decision:
     workspace = ctx.workspace
-    denied = first_match(_rules(ctx.deny), request, workspace, "deny")
+    denied = first_deny(_rules(ctx.deny), request, workspace)
+    if denied is not None and denied[1] == "yes":
+        return Decision("deny", f"denied by rule {denied[0]}")
     if denied is not None:
-        return Decision("deny", f"denied by rule {denied}")
+        return Decision("ask", f"rule {denied[0]} may deny this: {denied[2]}")
     if _is_edit(request) and not all(is_inside(p, workspace) for p in request.paths):
         return Decision("deny", "edits outside the workspace are not allowed")
     if ctx.mode == "plan":
@@ -162,7 +163,36 @@ def _read_only_command(analysis: CommandAnalysis, request: ToolRequest,
     outside = _leaves_through_links(analysis, request.cwd or workspace, workspace)
     if outside is not None:
         return Decision("ask", outside)
+    foreign = _foreign_repository(analysis, request.cwd or workspace, workspace)
+    if foreign is not None:
+        return Decision("ask", foreign)
     return Decision("allow", "read-only command")
+
+
+def _foreign_repository(analysis: CommandAnalysis, cwd: Path, workspace: Path) -> str | None:
+    """Why a git command would use a repository found inside the workspace (a nested one,
+    a bare one committed as a folder): its settings are the repository's own, which can
+    name programs, so that git is not "read-only" however plain its words."""
+    for argv, bases in _commands_with_bases(analysis, cwd):
+        if posixpath.basename(argv[0]) != "git":
+            continue
+        for base in bases:
+            found = unexpected_repository(base, workspace)
+            if found is not None:
+                return (f"git would use the repository at {found}, found inside the "
+                        "workspace; its own settings can run programs")
+    return None
+
+
+def _commands_with_bases(analysis: CommandAnalysis, cwd: Path):
+    """Each command, with the folders it may run in: `cd sub && cat x` reads sub/x, so
+    each `cd` adds the folder it leads to (both, since `cd a || cat x` may not have moved)."""
+    bases = [cwd]
+    for argv in analysis.commands:
+        yield argv, bases
+        if argv[0] == "cd" and len(argv) == 2:
+            moved = [Path(os.path.normpath(base / argv[1])) for base in bases]
+            bases = list(dict.fromkeys([*bases, *moved]))[:_MAX_BASES]
 
 
 # -- symbolic links out of the workspace -----------------------------------------------
@@ -173,8 +203,8 @@ def _leaves_through_links(analysis: CommandAnalysis, cwd: Path, workspace: Path)
     words; None when every one stays inside. `cd sub && cat x` reads sub/x, so each
     `cd` adds the folder it leads to (both, since `cd a || cat x` may not have moved)."""
     root = Path(os.path.realpath(workspace))
-    bases = [cwd]
-    for argv, words in zip(analysis.commands, analysis.path_words):
+    with_bases = _commands_with_bases(analysis, cwd)
+    for (argv, bases), words in zip(with_bases, analysis.path_words):
         for word in words:
             value = _path_value(word)
             if not value:
@@ -183,9 +213,6 @@ def _leaves_through_links(analysis: CommandAnalysis, cwd: Path, workspace: Path)
                 real = _first_outside(base, value, root)
                 if real is not None:
                     return f"{word} leads outside the workspace (to {real}) through a symbolic link"
-        if argv[0] == "cd" and len(argv) == 2:
-            moved = [Path(os.path.normpath(base / argv[1])) for base in bases]
-            bases = list(dict.fromkeys([*bases, *moved]))[:_MAX_BASES]
     return None
 
 
@@ -200,8 +227,7 @@ def _path_value(word: str) -> str | None:
 
 def _first_outside(base: Path, value: str, root: Path) -> str | None:
     if any(c in value for c in "*?["):
-        matches = itertools.islice(glob.iglob(value, root_dir=base), _MAX_GLOB_MATCHES)
-        candidates = [base / m for m in matches]
+        candidates = expand(base, value)  # at least what bash would match
     else:
         candidates = [base / value]
     for path in candidates:

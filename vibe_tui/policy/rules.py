@@ -39,10 +39,17 @@ from typing import Literal
 
 import pathspec
 
-from vibe_tui.policy.shell import LooseArgv, analyse_command, reachable_commands, static_words
+from vibe_tui.policy.reads import command_reads, walk_matching
+from vibe_tui.policy.shell import (
+    LooseArgv,
+    analyse_command,
+    reachable_commands,
+    runs_script_file,
+)
 from vibe_tui.tools.base import ToolRequest
 
 Sense = Literal["allow", "deny"]
+Match = Literal["yes", "maybe", "no"]
 
 # Rule families and the tools they name.
 FAMILIES: dict[str, frozenset[str]] = {
@@ -119,28 +126,66 @@ def _applies(rule: Rule, tool: str, sense: Sense) -> bool:
 
 
 def rule_matches(rule: Rule, request: ToolRequest, workspace: Path, sense: Sense = "allow") -> bool:
-    """Does ``rule`` match ``request``, read to allow or to deny (see the module doc)?"""
+    """Does ``rule`` match ``request``, read to allow or to deny (see the module doc)?
+    To deny, a rule that may match (``deny_match`` says "maybe") matches."""
+    if sense == "deny":
+        return deny_match(rule, request, workspace)[0] != "no"
     if not _applies(rule, request.tool, sense):
         return False
     if rule.specifier is None:
         return True
     family = family_of(request.tool)
     if family == "Bash":
-        if _rule_family(rule) == "Read":
-            return _command_reads(rule.specifier, request, workspace)
-        return _bash_matches(rule.specifier, request.command, sense)
+        return _rule_family(rule) != "Read" and _bash_matches(rule.specifier, request.command,
+                                                               sense)
     if family == "WebFetch":
         return _url_matches(rule.specifier, request.args.get("url"), sense)
     if family in ("Read", "Edit"):
         return any(_path_matches(rule.specifier, path, workspace, sense)
-                   for path in candidate_paths(request, workspace, lexical=sense == "deny"))
-    # A specifier on a tool we cannot read it for: deny and ask assume it applies.
-    return sense == "deny"
+                   for path in candidate_paths(request, workspace, lexical=False))
+    return False
+
+
+def deny_match(rule: Rule, request: ToolRequest, workspace: Path) -> tuple[Match, str]:
+    """Whether a deny (or ask) rule applies: "yes", "no", or "maybe" when what the call
+    does is not known before it runs (a word computed at run time); with why, for maybe."""
+    if not _applies(rule, request.tool, "deny"):
+        return "no", ""
+    if rule.specifier is None:
+        return "yes", ""
+    family = family_of(request.tool)
+    if family == "Bash":
+        if _rule_family(rule) == "Read":
+            return _command_reads(rule.specifier, request, workspace)
+        return _bash_deny(rule.specifier, request.command)
+    if family == "WebFetch":
+        return _yes(_url_matches(rule.specifier, request.args.get("url"), "deny"))
+    if family in ("Read", "Edit"):
+        return _yes(any(_path_matches(rule.specifier, path, workspace, "deny")
+                        for path in candidate_paths(request, workspace, lexical=True)))
+    return "yes", ""  # a specifier on a tool we cannot read it for: assume it applies
+
+
+def _yes(matched: bool) -> tuple[Match, str]:
+    return ("yes" if matched else "no"), ""
 
 
 def first_match(rules: Iterable[Rule], request: ToolRequest, workspace: Path,
                 sense: Sense) -> Rule | None:
     return next((r for r in rules if rule_matches(r, request, workspace, sense)), None)
+
+
+def first_deny(rules: Iterable[Rule], request: ToolRequest,
+               workspace: Path) -> tuple[Rule, Match, str] | None:
+    """The first rule that surely applies; failing that, the first that may (with why)."""
+    maybe = None
+    for rule in rules:
+        match, why = deny_match(rule, request, workspace)
+        if match == "yes":
+            return rule, match, why
+        if match == "maybe" and maybe is None:
+            maybe = (rule, match, why)
+    return maybe
 
 
 def allowing_rule(rules: Sequence[Rule], request: ToolRequest, workspace: Path) -> Rule | None:
@@ -159,6 +204,8 @@ def allowing_rule(rules: Sequence[Rule], request: ToolRequest, workspace: Path) 
     for argv, problem in zip(analysis.commands, analysis.problems):
         if problem is None:
             continue
+        if not getattr(problem, "grantable", False):
+            return None  # a dangerous option or a path outside: no rule switches that off
         rule = next((r for r, (words, prefix) in patterns if _covers(words, prefix, argv)), None)
         if rule is None:
             return None
@@ -185,48 +232,114 @@ def _covers(words: list[str], prefix: bool, argv: list[str]) -> bool:
 
 
 def _bash_matches(specifier: str, command: str | None, sense: Sense) -> bool:
+    if sense == "deny":
+        return _bash_deny(specifier, command)[0] != "no"
     if command is None:
-        return sense == "deny"
+        return False
     words, prefix = _bash_pattern(specifier)
     if not words:
         return True  # Bash(:*)
-    if sense == "deny":
-        reachable = reachable_commands(command)
-        return reachable is None or any(_may_start_with(argv, words, prefix) for argv in reachable)
     analysis = analyse_command(command)
     if not analysis.plain:
         return False
     covered = [_covers(words, prefix, argv) for argv in analysis.commands]
-    return any(covered) and all(c or p is None for c, p in zip(covered, analysis.problems))
+    # A dangerous option or a path out of the workspace is looked at every time: no rule
+    # covers it (git diff --ext-diff is not "git diff" to Bash(git diff:*)).
+    return any(covered) and all(
+        (c and (p is None or getattr(p, "grantable", False))) or (not c and p is None)
+        for c, p in zip(covered, analysis.problems))
+
+
+def _bash_deny(specifier: str, command: str | None) -> tuple[Match, str]:
+    """Could ``command`` run what ``Bash(specifier)`` denies, anywhere in it?"""
+    if command is None:
+        return "yes", ""
+    words, prefix = _bash_pattern(specifier)
+    if not words:
+        return "yes", ""  # Bash(:*)
+    reachable = reachable_commands(command)
+    if reachable is None:
+        return "yes", ""  # unreadable, or a shell fed its script: assume the worst
+    if any(_may_start_with(argv, words, prefix) for argv in reachable):
+        return "yes", ""
+    script = next((argv for argv in reachable if runs_script_file(argv)), None)
+    if script is not None:
+        return "maybe", f"{script[0]} runs a script file, which may run what the rule denies"
+    return "no", ""
 
 
 def _may_start_with(argv: LooseArgv, words: list[str], prefix: bool) -> bool:
     """Could this command be ``words``...? A word computed at run time (None) could be
-    anything, even several words or none; /bin/rm is rm."""
+    anything, even several words or none; /bin/rm is rm; and between the program and
+    the rest, options (and their values) may stand: ``git -c a=b push`` is ``git push``
+    to Bash(git push:*), whichever of git's options take a value."""
+    if not argv:
+        return False
+    first = argv[0]
+    if first is None:
+        return True
+    if first != words[0] and posixpath.basename(first) != words[0]:
+        return False
+    if len(words) == 1:
+        return prefix or all(value is None for value in argv[1:])
+    for start in _after_options(argv):
+        tail = argv[start:]
+        if _matches_from(tail, words[1:], prefix):
+            return True
+    return False
+
+
+def _after_options(argv: LooseArgv) -> list[int]:
+    """Where the subcommand may start: right after the program, or after options there,
+    each of which may or may not take the next word as its value."""
+    starts: set[int] = set()
+    todo, seen = [1], set()
+    while todo:
+        i = todo.pop()
+        if i in seen or i > len(argv):
+            continue
+        seen.add(i)
+        starts.add(i)  # the rule's own next word may be an option (Bash(rm -rf:*))
+        value = argv[i] if i < len(argv) else ""
+        if value is None:
+            starts.update(range(i, len(argv)))  # a computed word may be any option
+            continue
+        if value.startswith("-") and value != "--":
+            todo += [i + 1, i + 2]
+    return sorted(starts)
+
+
+def _matches_from(argv: LooseArgv, words: list[str], prefix: bool) -> bool:
     for i, word in enumerate(words):
         if i >= len(argv):
             return False
         value = argv[i]
         if value is None:
             return True
-        if value != word and not (i == 0 and posixpath.basename(value) == word):
+        if value != word:
             return False
     return prefix or all(value is None for value in argv[len(words):])
 
 
-def _command_reads(specifier: str, request: ToolRequest, workspace: Path) -> bool:
-    """Best effort: does a literal word of the command name a path the rule covers, as
-    written or once links are followed (a link to .env is .env)?"""
-    words = static_words(request.command) if request.command else None
-    base = request.cwd or workspace
-    for word in words or ():
-        if word.startswith("-") or not word or "\n" in word or "\x00" in word:
-            continue
-        written = Path(os.path.normpath(base / os.path.expanduser(word)))
-        for path in dict.fromkeys([written, Path(os.path.realpath(written))]):
-            if _path_matches(specifier, path, workspace, "deny"):
-                return True
-    return False
+def _command_reads(specifier: str, request: ToolRequest, workspace: Path) -> tuple[Match, str]:
+    """Does the command read a path the rule covers (``reads`` says how that is read)?"""
+    if not request.command:
+        return "no", ""
+    reads = command_reads(request.command, request.cwd or workspace)
+    if reads is None:
+        return "maybe", "the command cannot be read, so what it reads is not known"
+    if any(_path_matches(specifier, path, workspace, "deny") for path in reads.paths):
+        return "yes", ""
+    for folder, skips_hidden in reads.trees:
+        found = walk_matching(folder, skips_hidden,
+                              lambda p: _path_matches(specifier, p, workspace, "deny"))
+        if found:
+            return "yes", ""
+        if found is None:
+            return "maybe", f"it reads all of {folder}, too much to check"
+    if reads.unknown:
+        return "maybe", reads.unknown
+    return "no", ""
 
 
 def _url_matches(specifier: str, url: object, sense: Sense) -> bool:

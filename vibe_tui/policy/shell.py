@@ -581,10 +581,15 @@ def _git(name: str, args: list[str]) -> str | None:
     if sub.startswith("-"):
         # -c, -C, --git-dir, --work-tree, --exec-path ... can point git at programs to run
         return f"git {sub} changes how git runs and can make it run programs"
+    # The options that make any git command run a program are refused first, so a rule
+    # or a grant for `git push` never covers `git push --receive-pack=./x`.
+    dangerous = _git_common(f"git {sub}", rest)
+    if dangerous:
+        return dangerous
     check = GIT_READ_ONLY.get(sub)
     if check is None:
         return Problem(f"git {sub} is not a read-only git command", grantable=True)
-    return _git_common(f"git {sub}", rest) or check(f"git {sub}", rest)
+    return check(f"git {sub}", rest)
 
 
 _FILE_LIST_FROM = ("--files0-from",)  # file names read from a file: anything, anywhere
@@ -894,6 +899,9 @@ class _Reach:
         found: list[LooseArgv] = []
         for node in _walk(root):
             argv = _loose_argv(node) if node.type == "command" else []
+            if argv and _base(argv[0]) in _SCRIPT_SHELLS and _fed_input(node) and \
+                    not _script_given(argv[1:]):
+                return None  # echo rm x | bash: the script comes from the input
             more = self.unwrapped(argv, depth) if argv else []
             if more is None:
                 return None
@@ -927,13 +935,63 @@ def _scripts(name: str | None, args: LooseArgv) -> list[tuple[str | None, bool]]
         words = [a for a in args if a is not None]
         return [(w, False) for w in dict.fromkeys([*words, " ".join(words)])]
     if name in _SCRIPT_SHELLS:  # bash -c SCRIPT, bash -lc SCRIPT
-        return [(args[i + 1], True) for i, a in enumerate(args[:-1])
-                if a is not None and a.startswith("-") and not a.startswith("--") and "c" in a]
+        flags = [i for i, a in enumerate(args)
+                 if a is not None and a.startswith("-") and not a.startswith("--") and "c" in a]
+        # -c as the last word: the script comes from whatever adds words (xargs bash -c).
+        return [(args[i + 1] if i + 1 < len(args) else None, True) for i in flags]
     return []
 
 
 def _base(word: str | None) -> str | None:
     return posixpath.basename(word) if word is not None else None
+
+
+def _fed_input(node: Node) -> bool:
+    """Does this command read what another one writes (a later part of a pipeline) or a
+    file, a here-document or a here-string given to it?"""
+    parent = node.parent
+    if parent is not None and parent.type == "redirected_statement":
+        if any(c.type in ("heredoc_redirect", "herestring_redirect") or (
+                c.type == "file_redirect" and any(t.type in ("<", "<>", "<&") for t in c.children))
+               for c in parent.children):
+            return True
+        node, parent = parent, parent.parent
+    return parent is not None and parent.type == "pipeline" and parent.children[0] != node
+
+
+def _script_given(args: LooseArgv) -> bool:
+    """Does a shell get its script on its command line (-c SCRIPT, or a script file)
+    rather than from its input (no operand, -s, or -)?"""
+    for i, arg in enumerate(args):
+        if arg is None:
+            return True  # a computed word: the -c script case reads it as unknown
+        if arg == "-":
+            return False
+        if arg.startswith("-") and not arg.startswith("--"):
+            if "c" in arg[1:]:
+                return True
+            if "s" in arg[1:]:
+                return False
+            continue
+        if arg.startswith("--"):
+            continue
+        return True  # the first operand is a script file
+    return False
+
+
+def runs_script_file(argv: LooseArgv) -> bool:
+    """A shell given a script file to run (``bash build.sh``, ``source env.sh``): what it
+    runs is in a file the words do not show."""
+    name = _base(argv[0]) if argv else None
+    if name in ("source", "."):
+        return len(argv) > 1
+    if name not in _SCRIPT_SHELLS:
+        return False
+    args = argv[1:]
+    if any(a is not None and a.startswith("-") and not a.startswith("--") and "c" in a
+           for a in args):
+        return False
+    return any(a is None or not a.startswith("-") for a in args)
 
 
 @functools.lru_cache(maxsize=512)
