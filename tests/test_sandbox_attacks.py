@@ -71,6 +71,7 @@ def leg(request: pytest.FixtureRequest, scratch: Path, monkeypatch: pytest.Monke
         home.mkdir()
         os.chown(home, sandbox.NOBODY, sandbox.NOBODY)
         monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("VIBE_TUI_HOME", str(scratch / "vibe-tui-home"))
         assert sandbox.probe(str(wrapper)).kind == "bubblewrap"
     return request.param
 
@@ -296,3 +297,31 @@ async def test_read_only_commands_never_run_a_program_of_the_workspace(
     # shell that runs it is the system's.
     await run(ctx, "touch approved.txt")
     assert not (workspace / "PWNED-bash").exists()
+
+
+# -- finding 8, below the words: what a Read deny rule names, no command reads ----------
+
+
+async def test_files_a_read_deny_rule_names_are_hidden_from_every_program(
+        ctx: ToolContext, workspace: Path, scratch: Path, leg: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (workspace / ".env").write_text("DOTENV-SECRET\n")
+    (workspace / "keys").mkdir()
+    (workspace / "keys" / "deploy.key").write_text("KEYFILE-SECRET\n")
+    (workspace / "public.txt").symlink_to(workspace / ".env")
+    home = scratch / "home2"
+    (home / "vault").mkdir(parents=True)
+    (home / "vault" / "x").write_text("VAULT-SECRET\n")
+    for path in (workspace, home):
+        owned_by_leg(path, leg)
+    home.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    ctx.read_deny = ("Read(./.env)", "Read(**/*.key)", "Read(~/vault/**)", "Bash(rm:*)")
+    # Programs whose words do not name the files: the policy cannot see these reads.
+    text = await run(ctx, "python3 -c \"import glob, os; [print(open(p).read()) for p in "
+                          "glob.glob('**/*', recursive=True, include_hidden=True) "
+                          "if os.path.isfile(p) and '.git' not in p]\"; cat public.txt; "
+                          "cat ~/vault/x; echo done")
+    for secret in ("DOTENV-SECRET", "KEYFILE-SECRET", "VAULT-SECRET"):
+        assert secret not in text, text
+    assert "# demo" in text and "done" in text  # other files read as usual

@@ -78,6 +78,7 @@ class Session:
             allow_host=config.allow_host,
             pass_env=tuple(config.sandbox_pass_env),
             hide_paths=tuple(config.sandbox_hide),
+            read_deny=tuple(config.deny),
         )
         self.mode: Mode = config.mode
         self.model: str = config.model or ""
@@ -338,6 +339,7 @@ class Session:
         the local model, which is ready only after the session has started."""
         model = overrides.get("model")
         self.config = self.config.with_overrides(**overrides)
+        self.tool_context.read_deny = tuple(self.config.deny)
         self.context.config = self.config
         self.context.forget_windows()
         if model:

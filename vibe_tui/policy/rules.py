@@ -383,6 +383,28 @@ def _anchor(specifier: str, workspace: Path) -> tuple[PurePosixPath, str]:
     return PurePosixPath(workspace), specifier
 
 
+def outside_target(specifier: str, workspace: Path) -> str | None:
+    """For a specifier rooted outside the workspace (``~/.aws/**``, ``//etc/shadow``), the
+    literal path it covers everything below: the part before the first wildcard, or
+    None for one rooted in the workspace (or whose first part is already a wildcard)."""
+    anchor, pattern = _anchor(specifier, workspace)
+    if anchor == PurePosixPath(workspace):
+        return None
+    literal = []
+    for part in pattern.strip("/").split("/"):
+        if any(c in part for c in "*?[\\"):
+            break
+        literal.append(part)
+    if not literal:
+        return None
+    return str(anchor.joinpath(*literal))
+
+
+def path_matches(specifier: str, path: Path, workspace: Path, sense: Sense) -> bool:
+    """Does a path specifier (gitignore syntax, see the module docstring) cover ``path``?"""
+    return _path_matches(specifier, path, workspace, sense)
+
+
 def _path_matches(specifier: str, path: Path, workspace: Path, sense: Sense) -> bool:
     anchor, pattern = _anchor(specifier, workspace)
     try:

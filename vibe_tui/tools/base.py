@@ -45,6 +45,8 @@ class ToolContext:
     # (``[sandbox] pass_env``), and more paths the sandbox hides (``[sandbox] hide``).
     pass_env: tuple[str, ...] = ()
     hide_paths: tuple[str, ...] = ()
+    # The session's deny rules: what a ``Read(...)`` one names is hidden from commands too.
+    read_deny: tuple[str, ...] = ()
     # Git folders in the workspace, which commands may not write, found before and after
     # each command (vibe_tui.tools.git_dirs); and where one a command created is moved.
     git_dirs: Any = None

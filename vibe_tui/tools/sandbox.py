@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from vibe_tui.config import credentials_path
+from vibe_tui.config import credentials_path, data_dir
 from vibe_tui.policy.protected import PROTECTED_FOLDERS, folded, protected_reason
+from vibe_tui.policy.rules import outside_target, parse_rule, path_matches
 from vibe_tui.tools.base import ToolContext
 
 SandboxKind = Literal["bubblewrap", "host", "unavailable"]
@@ -239,14 +240,28 @@ def wrap(argv: list[str], ctx: ToolContext, *, network: bool,
                "--proc", "/proc", "--tmpfs", "/tmp", "--bind", workspace, workspace]
     for path in read_only_in(ctx):
         command += ["--ro-bind-try", path, path]
-    for path, is_folder in hidden(ctx):
-        command += ["--tmpfs", path] if is_folder else ["--ro-bind-try", "/dev/null", path]
+    secrets = hidden(ctx)
+    empty = empty_file() if any(not is_folder for _, is_folder in secrets) else None
+    for path, is_folder in secrets:
+        command += ["--tmpfs", path] if is_folder else ["--ro-bind-try", str(empty), path]
     if not network:
         command.append("--unshare-net")
     if info_fd is not None:
         command += ["--info-fd", str(info_fd)]
     command += ["--die-with-parent", "--new-session", "--chdir", cwd, "--", *argv]
     return command
+
+
+def empty_file() -> Path:
+    """An empty read-only file to mount over a hidden one. Not /dev/null: a device node
+    opens only where devices are allowed, and inside a user namespace the workspace's
+    mount is not such a place (reading a hidden file would fail rather than be empty)."""
+    path = data_dir() / "sandbox" / "empty"
+    if not path.is_file() or path.stat().st_size:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+        path.chmod(0o444)
+    return path
 
 
 def read_only_in(ctx: ToolContext) -> list[str]:
@@ -280,7 +295,55 @@ def hidden(ctx: ToolContext) -> list[tuple[str, bool]]:
         found[real] = os.path.isdir(real)
     for socket_path in host_sockets():
         found.setdefault(socket_path, False)
+    for denied in denied_reads(ctx):
+        found.setdefault(denied, os.path.isdir(denied))
     return sorted(found.items())
+
+
+def denied_reads(ctx: ToolContext) -> list[str]:
+    """The existing files and folders the session's ``Read(...)`` deny rules name, so that
+    no command reads them, however it spells them (``python -c "open('.env')"``): the
+    policy reads a command's words, the sandbox holds for what the words do not show."""
+    found: list[str] = []
+    in_workspace = []
+    for text in ctx.read_deny:
+        try:
+            rule = parse_rule(text)
+        except ValueError:
+            continue
+        if rule.tool_family != "Read" or rule.specifier is None:
+            continue
+        outside = outside_target(rule.specifier, ctx.workspace)
+        if outside is not None:
+            if os.path.lexists(outside):
+                found.append(os.path.realpath(outside))
+        else:
+            in_workspace.append(rule.specifier)
+    if in_workspace:
+        found += _workspace_matches(ctx.workspace, in_workspace)
+    return found
+
+
+_MAX_DENY_WALK = 100_000
+
+
+def _workspace_matches(workspace: Path, specifiers: list[str]) -> list[str]:
+    """Paths in the workspace (links followed to their targets) the specifiers cover; a
+    folder that matches is hidden whole and not walked. Bounded: past the bound, the
+    policy's reading of each command's words is what holds."""
+    found, seen = [], 0
+    for folder, subfolders, files in os.walk(workspace):
+        subfolders[:] = [d for d in subfolders if d != ".git"]
+        for name in [*subfolders, *files]:
+            seen += 1
+            if seen > _MAX_DENY_WALK:
+                return found
+            path = Path(folder) / name
+            if any(path_matches(spec, path, workspace, "deny") for spec in specifiers):
+                found.append(os.path.realpath(path))
+                if name in subfolders:
+                    subfolders.remove(name)
+    return found
 
 
 def _holds(folder: str, path: str) -> bool:
