@@ -170,15 +170,13 @@ class CommandRunner:
         self._say(f"events: {events}\nmodel and tool calls: {calls}")
 
     async def do_sandbox(self, _: str) -> None:
-        from vibe_tui.tools.sandbox import in_force_async, workspace_has_read_only
+        from vibe_tui.tools.sandbox import describe_for_user, in_force_async
 
         ctx = self.app.session.tool_context
         state = await in_force_async(ctx)
         lines = [f"sandbox: {state.detail}"]
         if state.kind == "bubblewrap":
-            protected = ", ".join(path.name for path in workspace_has_read_only(ctx))
-            lines.append("the workspace is writable" + (
-                f" except {protected}" if protected else "") + "; /tmp is private")
+            lines += await asyncio.to_thread(describe_for_user, ctx)
         self._say("\n".join(lines))
 
     async def do_settings(self, _: str) -> None:

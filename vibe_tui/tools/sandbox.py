@@ -414,13 +414,30 @@ def describe_for_model(state: SandboxState, *, network: bool = False) -> str | N
     reach = ("Network access is allowed." if network else
              "There is no network access, so downloads, installs and git push fail.")
     return ("Your shell commands run in a sandbox: the file system is read-only except the "
-            "workspace, the workspace's .git folder is read-only (so git commit and other "
-            "commands that write .git fail), /tmp is private and starts empty, and background "
-            f"processes end with the command. {reach} When a command fails for one of these "
-            "reasons, tell the user which command to run themselves instead of working "
-            "around the sandbox.")
+            "workspace, every git folder in the workspace is read-only (so git commit and "
+            "other commands that write .git fail, and a repository a command creates is "
+            "removed), secrets such as ~/.ssh and API keys are hidden, /tmp is private and "
+            f"starts empty, and background processes end with the command. {reach} When a "
+            "command fails for one of these reasons, tell the user which command to run "
+            "themselves instead of working around the sandbox.")
 
 
-def workspace_has_read_only(ctx: ToolContext) -> list[Path]:
-    """The workspace paths the sandbox keeps read-only (for /sandbox to show)."""
-    return [Path(p) for p in read_only_in(ctx)]
+def describe_for_user(ctx: ToolContext) -> list[str]:
+    """What /sandbox shows beyond the state: what stays read-only and what is hidden.
+    Walks the workspace the first time: call it off the event loop."""
+    if ctx.git_dirs is None:
+        from vibe_tui.tools.git_dirs import GitDirs
+
+        ctx.git_dirs = GitDirs(ctx.workspace)
+    ctx.git_dirs.refresh()
+    read_only = [os.path.relpath(p, ctx.workspace) for p in read_only_in(ctx)]
+    secrets = [path for path, _ in hidden(ctx)]
+    home = os.path.expanduser("~")
+    shown = [("~" + p[len(home):]) if p.startswith(home + "/") else p for p in secrets]
+    return [
+        "commands run as an unprivileged user with no capabilities; /tmp is private",
+        "the workspace is writable except: " + (", ".join(read_only) or "(nothing)"),
+        "hidden from commands: " + (", ".join(shown) or "(nothing here)"),
+        "keys and tokens in the environment are not passed on"
+        + (f" (except {', '.join(ctx.pass_env)})" if ctx.pass_env else ""),
+    ]
