@@ -9,6 +9,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     litellm_loaded,
     make_app,
     no_key_grace,
+    screen_text,
     submit,
     tool_messages,
     wait_for,
@@ -212,3 +213,38 @@ async def test_edits_of_one_response_share_one_modal_with_a_file_list(fake_llm, 
         resolved = {r.approval_id: r.decision for r in events_of(app.session, ev.ApprovalResolved)}
         assert resolved == {"ap1": "allow", "ap2": "deny", "ap3": "allow"}
         assert modal(app) is None
+
+
+# A file name carrying a window-title sequence: dropping the sequence would show another
+# file's name (esc.txt); the user must see the real one, inert.
+OSC_NAME = "esc\x1b]0;X\x07.txt"
+OSC_SHOWN = "esc\\x1b]0;X\\x07.txt"
+
+
+async def test_an_edit_to_a_file_named_with_an_escape_sequence_shows_the_real_name(
+        fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("write_file", {"path": OSC_NAME, "content": "hi\n"})),
+                  text("written"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write it")
+        screen = await wait_modal(pilot)
+        assert str(screen.query_one("#path").render()) == OSC_SHOWN
+        shown = screen_text(app)
+        assert f"{OSC_SHOWN}  new file" in shown  # the diff's file header
+        assert "\x1b" not in app.export_screenshot()
+        await pilot.press("y")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / OSC_NAME).read_text() == "hi\n"
+
+
+async def test_a_command_shows_its_escape_sequences_in_the_modal(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash(f"cat {OSC_NAME}")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "show it")
+        screen = await wait_modal(pilot)
+        assert str(screen.query_one("#command").render()) == f"cat {OSC_SHOWN}"
+        assert f"cat {OSC_SHOWN}" in screen_text(app)
+        await pilot.press("n")
+        await wait_turns_ended(pilot, app.session)

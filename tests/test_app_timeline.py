@@ -161,3 +161,19 @@ async def test_a_subagents_calls_nest_under_its_task_call_and_its_text_stays_out
 
             answers = " ".join(str(view.source) for view in app.conversation.query(AnswerView))
             assert "MAINANSWER" in answers and "SUBREPORT" not in answers
+
+
+async def test_a_call_on_a_file_named_with_an_escape_sequence_shows_the_real_name(
+        fake_llm, tmp_path):
+    name, shown = "esc\x1b]0;X\x07.txt", "esc\\x1b]0;X\\x07.txt"
+    (tmp_path / name).write_text("inside\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": name}, id="call_read")),
+                  text("read"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: app.conversation.tool_item("call_read").state == "ok",
+                       what="ok")
+        assert row_text(app, "call_read").endswith(shown)
+        assert f"read_file  {shown}" in screen_text(app)

@@ -241,15 +241,31 @@ async def test_bell_rings_on_open() -> None:
 
 
 async def test_unsafe_command_is_shown_escaped_not_run_by_the_terminal() -> None:
-    command = "echo hi\x1b]52;c;ZXZpbA==\x07 \x1b]0;pwned\x07\x1b[2J\x07 [bold]x[/bold] \u202eevil"
+    # The user approves what will run: its sequences show, inert, rather than vanish.
+    command = "echo hi\x1b]52;c;ZXZpbA==\x07 \x1b[2J [bold]x[/bold] \u202eevil\n\techo \x9b2J"
     app = Host(ApprovalScreen(request(args={"command": command})))
     async with app.run_test(size=(100, 30)) as pilot:
         modal = await open_modal(pilot, app)
         shown = str(modal.query_one("#command", Static).render())
-        assert shown == "echo hi \\x07 [bold]x[/bold] \\u202eevil"
+        expected = ("echo hi\\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J [bold]x[/bold] \\u202eevil\n"
+                    "\techo \\x9b2J")
+        assert shown == expected
         svg = app.export_screenshot()
-        assert "\x1b" not in svg and "ZXZpbA" not in svg and "pwned" not in svg
-        assert "echo hi \\x07 [bold]x[/bold] \\u202eevil" in screen_text(app)
+        assert "\x1b" not in svg and "\x9b" not in svg and "\u202e" not in svg
+        assert "echo hi\\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J [bold]x[/bold] \\u202eevil" in screen_text(app)
+
+
+async def test_names_in_the_title_grant_and_arguments_show_their_controls_escaped() -> None:
+    asked = request(tool="mcp__x__run\x1b]0;t\x07", grant="Bash(cat esc\x1b]0;X\x07:*)",
+                    args={"path": "a\u202eb.txt", "mode": "c1\x9d0;X\x9c"})
+    app = Host(ApprovalScreen(asked))
+    async with app.run_test(size=(100, 30)) as pilot:
+        modal = await open_modal(pilot, app)
+        assert str(modal.query_one("#title", Static).render()) == (
+            "Approve mcp__x__run\\x1b]0;t\\x07?")
+        assert "Bash(cat esc\\x1b]0;X\\x07:*)" in str(modal.query_one("#grant", Static).render())
+        shown = str(modal.query_one("#arguments", Static).render())
+        assert '"path": "a\\u202eb.txt"' in shown and '"mode": "c1\\x9d0;X\\x9c"' in shown
 
 
 async def test_edit_shows_path_and_diff() -> None:

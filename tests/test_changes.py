@@ -201,6 +201,26 @@ async def test_changes_screen_lists_files_and_reverts_a_hunk(fake_llm, tmp_path)
         await wait_for(pilot, lambda: changes_screen(app) is None, what="closed")
 
 
+async def test_changes_screen_shows_a_file_named_with_an_escape_sequence_as_it_is(
+        fake_llm, tmp_path) -> None:
+    from vibe_tui.screens.changes import ChangesScreen
+
+    name, shown = "esc\x1b]0;X\x07.txt", "esc\\x1b]0;X\\x07.txt"
+    fake_llm.push(tool_calls(tool_call("write_file", {"path": name, "content": "x\n"})),
+                  text("done"))
+    app = make_app(fake_llm, tmp_path, mode="accept-edits")
+    async with app.run_test(size=SIZE) as pilot:
+        app.session.send("write")
+        await wait_for(pilot, lambda: not app.session.running
+                       and of_type(app.session, ev.TurnEnded), what="turn end")
+        app.push_screen(ChangesScreen(app.session))
+        await wait_for(pilot, lambda: changes_screen(app) is not None
+                       and changes_screen(app).loaded, what="changes screen")
+        listed = changes_screen(app).query_one("FileList").get_option_at_index(0).prompt
+        assert str(listed).startswith(f"{shown}  new")
+        assert f"{shown}  new" in screen_text(app)
+
+
 async def test_changes_screen_with_nothing_changed(fake_llm, tmp_path) -> None:
     from vibe_tui.screens.changes import ChangesScreen
 

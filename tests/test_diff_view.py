@@ -137,6 +137,16 @@ def test_diff_text_is_made_safe() -> None:
     assert code_rows(rows) == [("removed", 1, None, "ab"), ("added", None, 1, "c\\u202ed\\re")]
 
 
+def test_a_file_name_with_an_escape_sequence_is_shown_escaped_not_dropped() -> None:
+    name = "esc\x1b]0;X\x07.txt"
+    parsed, _ = build_rows(f"--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+hi\n")
+    assert parsed[0].text.plain == "esc\\x1b]0;X\\x07.txt  new file  +1 -0"
+    fallback, ok = build_rows(f"+++ b/{name}\n@@ nonsense\n+hi\n")
+    assert not ok
+    assert [row.text.plain for row in fallback if row.kind == "file"] == [
+        "+++ b/esc\\x1b]0;X\\x07.txt"]
+
+
 class DiffApp(App[None]):
     def __init__(self, diff: str) -> None:
         super().__init__()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
-from vibe_tui.safe_text import plain, safe
+from vibe_tui.safe_text import plain, safe, safe_name
 
 
 def assert_inert(text: str) -> None:
@@ -113,3 +113,33 @@ def test_plain_never_interprets_markup() -> None:
     assert isinstance(text, Text)
     assert text.plain == "[bold red]hi[/] "
     assert not text.spans
+
+
+# ---- names, paths and commands the user decides on ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("esc\x1b]0;X\x07.txt", "esc\\x1b]0;X\\x07.txt", id="osc-title"),
+        pytest.param("a\x1b[31mred.py", "a\\x1b[31mred.py", id="csi"),
+        pytest.param("c1\x9d0;X\x9c.txt", "c1\\x9d0;X\\x9c.txt", id="c1-osc"),
+        pytest.param("user\u202etxt.exe", "user\\u202etxt.exe", id="bidi"),
+        pytest.param("two\nlines.txt", "two\\nlines.txt", id="newline"),
+        pytest.param("tab\tcr\r.txt", "tab\\tcr\\r.txt", id="tab-cr"),
+    ],
+)
+def test_a_name_shows_every_control_escaped_and_drops_nothing(raw: str, expected: str) -> None:
+    assert safe_name(raw) == expected
+    assert_inert(safe_name(raw))
+
+
+def test_a_command_keeps_its_lines_and_shows_its_sequences() -> None:
+    command = "printf '\x1b]52;c;ZXZpbA==\x07'\n\techo \u202edone\r"
+    assert safe_name(command, multiline=True) == (
+        "printf '\\x1b]52;c;ZXZpbA==\\x07'\n\techo \\u202edone\\r")
+
+
+def test_an_ordinary_name_is_returned_unchanged() -> None:
+    name = "src/naïve café/日本語 [bold].py"
+    assert safe_name(name) is name

@@ -20,6 +20,12 @@ What it does, and why:
 - ``\\r\\n`` becomes ``\\n``; a lone ``\\r`` (progress bars redrawing a line) also becomes
   ``\\n``: each redraw shows on its own line rather than the frames running together.
 
+``safe_name()`` is for a file name, a path or a command the user decides on (approve this
+edit, revert that file): removing a sequence there would show a name other than the real
+one (``esc.txt`` for ``esc\\e]0;X\\a.txt``), so every control character, ESC included, is
+shown escaped instead and nothing is dropped. Newlines and tabs are escaped too, except in
+a command's lines (``multiline=True``).
+
 ``safe()`` is stateless, so a sequence split across two streamed deltas is not
 recognised as one: the ESC half is removed and the rest shows as harmless text.
 """
@@ -60,6 +66,13 @@ _TABLE = {c: f"\\x{c:02x}" for c in _ESCAPED} | {c: f"\\u{c:04x}" for c in _BIDI
 _SUSPECT = re.compile("[" + re.escape("".join(map(chr, [*_TABLE, 0x0D, 0x1B]))) + "]")
 
 
+# Python's own short forms for the whitespace controls, for names a reader recognises.
+_SHORT = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
+_NAME_TABLE = _TABLE | {0x1B: "\\x1b"} | _SHORT
+_LINES_TABLE = {c: escaped for c, escaped in _NAME_TABLE.items() if c not in (0x09, 0x0A)}
+_NAME_SUSPECT = re.compile("[" + re.escape("".join(map(chr, _NAME_TABLE))) + "]")
+
+
 def safe(text: str) -> str:
     """``text`` with escape sequences removed and other controls made visible."""
     if _SUSPECT.search(text) is None:
@@ -72,3 +85,11 @@ def safe(text: str) -> str:
 def plain(text: str) -> Text:
     """A Rich ``Text`` of ``safe(text)``: never parsed as Rich markup."""
     return Text(safe(text))
+
+
+def safe_name(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every control character shown escaped and nothing removed: a name,
+    path or command as it really is. ``multiline`` keeps newlines and tabs."""
+    if _NAME_SUSPECT.search(text) is None:
+        return text
+    return text.translate(_LINES_TABLE if multiline else _NAME_TABLE)

@@ -2,8 +2,9 @@
 
 Single keys answer it: ``y`` allow once, ``a`` always (adds the request's grant for the
 session), ``n`` / ``escape`` deny, ``d`` deny with a note for the model. Everything shown
-comes from the model or its tools, so it passes through ``safe()`` and is never parsed
-as markup.
+comes from the model or its tools, so it is never parsed as markup, and what the user
+decides on (tool, path, command, rule, arguments) passes through ``safe_name()``: an escape
+sequence in a file name shows, inert, rather than vanishing into another name.
 
 An edit is reviewed hunk by hunk: ``j``/``k`` (or the arrows) move between hunks, space
 leaves the current hunk out or takes it back, ``y`` applies the hunks kept, ``a`` applies
@@ -33,7 +34,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 
 from vibe_tui.core.events import ApprovalRequested
-from vibe_tui.safe_text import plain, safe
+from vibe_tui.safe_text import safe_name
 from vibe_tui.widgets.diff_view import DiffView
 from vibe_tui.widgets.file_list import FileList
 
@@ -173,7 +174,7 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
                 with Horizontal(id="title-row"):
                     yield Static(self._title(), id="title")
                     yield Static(self._position_text(), id="position")
-                yield Static(plain(self.request.reason), id="reason")
+                yield Static(_shown(self.request.reason, multiline=True), id="reason")
                 yield from details
             with Vertical(id="foot"):
                 if self.request.grant is not None and not self._files:
@@ -191,9 +192,10 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
             for review in self._files[1:]:  # joined before the modal was shown
                 review.view.display = False
             views = [review.view for review in self._files]
-            return [Static(plain(self._files[0].path), id="path"), files], views
+            return [Static(_shown(self._files[0].path), id="path"), files], views
         if request.tool == "bash" and isinstance(args.get("command"), str):
-            box = VerticalScroll(Static(plain(args["command"]), id="command"), id="body")
+            box = VerticalScroll(Static(_shown(args["command"], multiline=True), id="command"),
+                                 id="body")
             box.add_class("command")
             box.border_title = "command"
             return _extra_args(args, skip="command"), [box]
@@ -424,7 +426,7 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         self._current = index
         review = self._files[index]
         review.view.display = True
-        self.query_one("#path", Static).update(plain(review.path))
+        self.query_one("#path", Static).update(_shown(review.path))
         self.query_one("#title", Static).update(self._title())
         self.query_one("#files", FileList).highlighted = index
         if not self.noting:
@@ -446,16 +448,16 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
     def _title(self) -> Content:
         if len(self._files) > 1:
             tool = self._files[self._current].request.tool
-            return Content.assemble("Review ", (safe(tool), "bold $warning"), " · file ",
+            return Content.assemble("Review ", (safe_name(tool), "bold $warning"), " · file ",
                                     f"{self._current + 1} of {len(self._files)}")
-        return Content.assemble("Approve ", (safe(self.request.tool), "bold $warning"), "?")
+        return Content.assemble("Approve ", (safe_name(self.request.tool), "bold $warning"), "?")
 
     def _position_text(self) -> str:
         position, total = self._position
         return f"{position} of {total}" if total > 1 else ""
 
     def _grant_text(self) -> Content:
-        grant = safe(self.request.grant or "")
+        grant = safe_name(self.request.grant or "")
         return Content.assemble(
             ("a", _KEY), ": always allow ", (grant, "bold"), " for this session"
         )
@@ -506,9 +508,13 @@ def _extra_args(args: dict[str, Any], skip: str) -> list[Widget]:
         for key, value in args.items()
         if key != skip
     ]
-    return [Static(plain(" · ".join(extra)), id="extra")] if extra else []
+    return [Static(_shown(" · ".join(extra)), id="extra")] if extra else []
 
 
 def _pretty_json(args: dict[str, Any]) -> Content:
-    text = safe(json.dumps(args, indent=2, ensure_ascii=False, default=str))
+    text = safe_name(json.dumps(args, indent=2, ensure_ascii=False, default=str), multiline=True)
     return highlight(text, language="json")
+
+
+def _shown(text: str, multiline: bool = False) -> Content:
+    return Content(safe_name(text, multiline=multiline))

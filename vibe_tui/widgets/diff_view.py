@@ -33,7 +33,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 from unidiff import Hunk, PatchedFile, PatchSet, UnidiffParseError
 
-from vibe_tui.safe_text import safe
+from vibe_tui.safe_text import safe, safe_name
 
 # Pygments is linear but not free: past this, a hunk is shown without syntax colour.
 _MAX_HIGHLIGHT_CHARS = 200_000
@@ -284,13 +284,14 @@ def _next_hunk(rows: list[DiffRow]) -> int:
 
 
 def _file_header(patched: PatchedFile) -> Content:
-    path = _clean(patched.path)
+    # The file a decision is about: its name as it really is, sequences shown, not dropped.
+    path = safe_name(patched.path)
     if patched.is_added_file:
         tag = "new file"
     elif patched.is_removed_file:
         tag = "deleted"
     elif patched.is_rename:
-        tag = f"renamed from {_clean(_strip_prefix(patched.source_file))}"
+        tag = f"renamed from {safe_name(_strip_prefix(patched.source_file))}"
     else:
         tag = ""
     return Content.assemble(
@@ -369,7 +370,7 @@ def _fallback_rows(diff: str) -> list[DiffRow]:
             hunk += 1
             rows.append(DiffRow("hunk", Content(text), hunk=hunk))
         elif line.startswith(("+++", "---", "diff ", "index ")):
-            rows.append(DiffRow("file", Content(text)))
+            rows.append(DiffRow("file", Content(safe_name(line.removesuffix("\r")))))
         elif line.startswith(("+", "-", " ")):
             rows.append(DiffRow(_KINDS[line[0]], Content(_clean(line[1:])), hunk=hunk))
         else:

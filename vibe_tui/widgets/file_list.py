@@ -2,7 +2,7 @@
 
 Used where several files are looked at one by one (an edit review with several files,
 the Changes screen). Paths come from the model or the disk, so they are shown as plain
-text, never parsed as markup. The host listens for ``OptionList.OptionHighlighted``.
+text, never parsed as markup, with any control character in them escaped (``safe_name``). The host listens for ``OptionList.OptionHighlighted``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from vibe_tui.safe_text import safe
+from vibe_tui.safe_text import safe_name
 
 
 class FileList(OptionList):
@@ -31,7 +31,7 @@ class FileList(OptionList):
     def show(self, entries: list[tuple[str, Content]], current: int | None = None) -> None:
         """Replace the lines; keep the highlight (or move it to ``current``)."""
         keep = self.highlighted if current is None else current
-        self.set_options(Option(Content.assemble(safe(path), "  ", status))
+        self.set_options(Option(Content.assemble(safe_name(path), "  ", status))
                          for path, status in entries)
         if entries:
             self.highlighted = min(keep or 0, len(entries) - 1)

@@ -12,7 +12,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from vibe_tui.core import events as ev
-from vibe_tui.safe_text import safe
+from vibe_tui.safe_text import safe_name
 from vibe_tui.widgets.timeline_item import STATES, format_duration, state_of
 
 # An OptionList rebuilds its line cache on change; a cap keeps that cheap in long sessions.
@@ -26,8 +26,9 @@ class TimelineRow:
     def __init__(self, call: ev.ToolCall, option_id: str) -> None:
         self.call_id = call.call_id
         self.option_id = option_id
-        self.tool = call.tool
-        self.summary = safe(call.summary)
+        # The call's main argument, often a path or a command: shown as it really is.
+        self.tool = safe_name(call.tool)
+        self.summary = safe_name(call.summary)
         self.state = "running"
         self.duration = ""
         self.nested = call.parent_call_id is not None  # a sub-agent's call

@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from vibe_tui.core import events as ev
-from vibe_tui.safe_text import safe
+from vibe_tui.safe_text import safe, safe_name
 
 if TYPE_CHECKING:
     from vibe_tui.tools.pty_session import PtySession
@@ -149,7 +149,8 @@ class ToolCallItem(Static):
     def _summary(self) -> Content:
         icon, style, words = STATES.get(self.state, STATES["error"])
         parts: list[str | tuple[str, str]] = [
-            (icon, style), " ", (self.call.tool, "bold"), "  ", safe(self.call.summary)]
+            (icon, style), " ", (safe_name(self.call.tool), "bold"), "  ",
+            safe_name(self.call.summary)]
         if self.result is None:
             if words:
                 parts += ["  ", (words, "italic $text-muted")]
