@@ -381,3 +381,18 @@ async def test_rg_batches_keep_path_order(ctx, tmp_path, monkeypatch):
     assert from_rg.meta["backend"] == "rg"
     assert from_rg.text == from_python.text
     assert "stopped at 200 matches" in from_rg.text
+
+
+async def test_a_search_over_a_folder_skips_what_a_read_deny_rule_covers(tmp_path):
+    """The policy sees the folder's name only; the files in it are read one by one."""
+    from vibe_tui.tools.base import ToolContext
+    from vibe_tui.tools.search import GrepTool
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "secrets.yml").write_text("token: SECRET-VALUE\n")
+    (tmp_path / "config" / "app.yml").write_text("name: SECRET-LOOKALIKE\n")
+    ctx = ToolContext(workspace=tmp_path, read_deny=("Read(config/secrets.yml)", "Bash(rm:*)"))
+    out = await GrepTool().run({"pattern": "SECRET"}, ctx)
+    assert "SECRET-LOOKALIKE" in out.text and "SECRET-VALUE" not in out.text
+    ctx.read_deny = ()
+    assert "SECRET-VALUE" in (await GrepTool().run({"pattern": "SECRET"}, ctx)).text

@@ -128,6 +128,35 @@ def select_files(root: Path, workspace: Path, glob: str | None) -> FileSelection
     return FileSelection(files, False)
 
 
+def without_denied(files: list[str], ctx: ToolContext) -> list[str]:
+    """``files`` less those a ``Read(...)`` deny rule covers: a search over a folder reads
+    every file in it, and the policy only saw the folder's name."""
+    specifiers = [rule.specifier for rule in _read_rules(ctx.read_deny)]
+    if not specifiers:
+        return files
+    from vibe_tui.policy.rules import path_matches  # tree-sitter: off the start-up path
+
+    workspace = ctx.workspace
+    return [rel for rel in files
+            if not any(path_matches(spec, workspace / rel, workspace, "deny") or
+                       path_matches(spec, Path(os.path.realpath(workspace / rel)), workspace,
+                                    "deny") for spec in specifiers)]
+
+
+def _read_rules(texts: tuple[str, ...]):
+    if not texts:
+        return
+    from vibe_tui.policy.rules import parse_rule
+
+    for text in texts:
+        try:
+            rule = parse_rule(text)
+        except ValueError:
+            continue
+        if rule.tool_family == "Read" and rule.specifier is not None:
+            yield rule
+
+
 def _glob_spec(glob: str) -> GitIgnoreSpec:
     """A glob as a gitignore line: no slash matches the name at any depth, a slash
     anchors it to the search root, ``**`` spans folders. ``!glob`` excludes instead."""
@@ -512,6 +541,7 @@ class GrepTool:
         if not (parsed.root.is_dir() or parsed.root.is_file()):
             raise ToolError(f"not a regular file or folder: {where}")
         selection = await asyncio.to_thread(select_files, parsed.root, ctx.workspace, parsed.glob)
+        selection.files = without_denied(selection.files, ctx)
         result = await self._search(str(ctx.workspace), selection.files, parsed)
         meta = {
             "matches": min(len(result.matches), MAX_MATCHES),
