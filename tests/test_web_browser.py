@@ -265,6 +265,45 @@ async def test_markup_in_tool_output_and_model_text_shows_as_text_and_runs_nothi
     assert await page.evaluate("window.pwned") is None
 
 
+async def test_an_approval_card_shows_controls_in_names_escaped_and_drops_none(
+        fake_llm, session, view, page, tmp_path):
+    name = "esc\x1b]0;X\x07\u202etxt.exe"  # reads "esc" + "exe.txt" when the override acts
+    shown = "esc\\x1b]0;X\\x07\\u202etxt.exe"
+    fake_llm.push(
+        tool_calls(tool_call("write_file", {"path": name, "content": "a\u202eb\x1b[31mred\n"})),
+        text("wrote \u2066it\u2069 \x1b]8;;https://evil.example/\x1b\\here\x1b]8;;\x1b\\"))
+    await open_view(page, view)
+    session.send("write it")
+    card = page.locator(".approval")
+    await card.wait_for()
+    assert await card.locator(".title").text_content() == "Allow write_file?"
+    assert await card.locator(".path").text_content() == shown
+    assert f"+++ b/{shown}" in await texts(page, ".approval pre.diff .meta")
+    # File content is output: its sequences go, as in the terminal; its bidi shows.
+    assert "+a\\u202ebred" in await texts(page, ".approval pre.diff .add")
+    assert await page.text_content(".tool .summary") == shown
+    shown_card = await card.text_content()
+    assert not set(shown_card) & {"\u202e", "\x1b", "\x07"}
+    await card.get_by_role("button", name="Allow", exact=True).click()
+    await session.wait_idle()
+    assert (tmp_path / name).read_text() == "a\u202eb\x1b[31mred\n"
+    await caught_up(page, session)
+    assert await page.text_content(".msg.assistant") == "wrote \\u2066it\\u2069 here"
+
+
+async def test_a_command_card_shows_its_sequences_escaped(fake_llm, session, view, page):
+    command = "printf '\x1b]52;c;ZXZpbA==\x07'\necho \u202edone"
+    fake_llm.push(tool_calls(tool_call("bash", {"command": command})), text("ok"))
+    await open_view(page, view)
+    session.send("print")
+    card = page.locator(".approval")
+    await card.wait_for()
+    assert await card.locator(".command").text_content() == (
+        "printf '\\x1b]52;c;ZXZpbA==\\x07'\necho \\u202edone")
+    session.interrupt()
+    await session.wait_idle()
+
+
 async def test_the_tui_serves_the_web_view_and_a_browser_answer_closes_its_modal(
         fake_llm, browser, tmp_path):
     """``vibe-tui --web``: the link in the status bar (never in the session log); the

@@ -6,21 +6,67 @@
 // of text reaches the page through textContent / text nodes; the Markdown renderer builds
 // its few elements (paragraphs, code, emphasis, lists, headings, http(s) links) with
 // createElement. The page's Content-Security-Policy forbids inline script as a backstop.
+// Text also passes through safe() or safeName() (the rules of vibe_tui/safe_text.py), so
+// a bidi override cannot make a file name read as another one.
 (() => {
   "use strict";
 
   const token = new URLSearchParams(location.search).get("token") || "";
   const RECONNECT_MS = 2000;
 
+  // ---- text made inert: the rules of vibe_tui/safe_text.py ---------------------------
+
+  // Escape sequences: CSI, string sequences (OSC, DCS, SOS, PM, APC) with their payload up
+  // to BEL, ST or the end of the line, their 8-bit forms, and any other ESC sequence.
+  const SEQUENCE = new RegExp([
+    "\\x1b\\[[0-?]*[ -/]*[@-~]",
+    "\\x1b[\\]PX^_][^\\x07\\x1b\\x9c\\n]*(?:\\x07|\\x1b\\\\|\\x9c)?",
+    "\\x9b[0-?]*[ -/]*[@-~]",
+    "[\\x90\\x98\\x9d\\x9e\\x9f][^\\x07\\x1b\\x9c\\n]*(?:\\x07|\\x1b\\\\|\\x9c)?",
+    "\\x1b[ -/]*[0-~]?",
+  ].join("|"), "g");
+  // Every control but tab and newline: C0 (CR and ESC too), DEL, C1, bidi overrides and
+  // isolates. LRM/RLM stay, as in the terminal.
+  const CONTROLS = "\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069";
+  const SUSPECT = new RegExp(`[${CONTROLS}]`);
+  const CONTROL = new RegExp(`[${CONTROLS}]`, "g");
+  const NAME_CONTROL = new RegExp(`[\\t\\n${CONTROLS}]`, "g");
+  const SHORT = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+  function escaped(char) {
+    if (SHORT[char]) return SHORT[char];
+    const code = char.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  }
+
+  // Text from the model or a tool: escape sequences removed whole, other controls shown.
+  function safe(text) {
+    text = String(text);
+    if (!SUSPECT.test(text)) return text;
+    return text.replace(SEQUENCE, "").replace(/\r\n?/g, "\n").replace(CONTROL, escaped);
+  }
+
+  // A name, path or command the user decides on: nothing removed, every control shown
+  // escaped (a command keeps its lines), so the name shown is the real one.
+  function safeName(text, multiline = false) {
+    return String(text).replace(multiline ? CONTROL : NAME_CONTROL, escaped);
+  }
+
   // ---- small DOM helpers -----------------------------------------------------------
 
   const byId = (id) => document.getElementById(id);
 
+  // Every text goes through safe(); a safeName() result has nothing left for it to change.
   function el(tag, className, text) {
     const node = document.createElement(tag);
     if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== undefined && text !== null) node.textContent = safe(text);
     return node;
+  }
+
+  function setText(node, text) {
+    node.textContent = safe(text);
   }
 
   // ---- Markdown, built as DOM nodes --------------------------------------------------
@@ -47,7 +93,7 @@
 
   function renderMarkdown(source) {
     const root = document.createDocumentFragment();
-    const lines = source.replace(/\r\n?/g, "\n").split("\n");
+    const lines = safe(source).split("\n");
     let i = 0;
     while (i < lines.length) {
       const line = lines[i];
@@ -186,7 +232,9 @@
       else if (line.startsWith("@@")) kind = "hunk";
       else if (line.startsWith("+")) kind = "add";
       else if (line.startsWith("-")) kind = "del";
-      pre.append(el("span", kind, line || " "));
+      // A header names the file the edit is about; the other lines are its content.
+      const shown = kind === "meta" ? safeName(line.replace(/\r$/, "")) : line;
+      pre.append(el("span", kind, shown || " "));
     }
     return pre;
   }
@@ -275,8 +323,8 @@
     row = el("details", "tool");
     row.dataset.callId = callId;
     const head = el("summary");
-    head.append(el("span", "state"), el("span", "name", tool), el("span", "summary", summary || ""),
-                el("span", "meta"));
+    head.append(el("span", "state"), el("span", "name", safeName(tool)),
+                el("span", "summary", safeName(summary || "")), el("span", "meta"));
     row.append(head, el("div", "body"));
     setToolState(row, "running");
     calls.set(callId, row);
@@ -287,7 +335,7 @@
   function addToolCall(event, container = log) {
     if (container === log) assistant = null;
     const row = toolRow(event.call_id, event.tool, event.summary, container);
-    const args = el("pre", "args", JSON.stringify(event.args, null, 2));
+    const args = el("pre", "args", safeName(JSON.stringify(event.args, null, 2), true));
     row.querySelector(".body").append(args);
   }
 
@@ -321,11 +369,15 @@
 
   function approvalDetails(event) {
     const details = el("div", "details");
-    details.append(el("div", "reason", event.reason));
+    details.append(el("div", "reason", safeName(event.reason, true)));
     const args = event.args || {};
-    if (typeof args.command === "string") details.append(el("pre", "command", args.command));
-    else if (typeof args.path === "string" && event.diff) details.append(el("div", "path", args.path));
-    else details.append(el("pre", "args", JSON.stringify(args, null, 2)));
+    if (typeof args.command === "string") {
+      details.append(el("pre", "command", safeName(args.command, true)));
+    } else if (typeof args.path === "string" && event.diff) {
+      details.append(el("div", "path", safeName(args.path)));
+    } else {
+      details.append(el("pre", "args", safeName(JSON.stringify(args, null, 2), true)));
+    }
     if (event.diff) details.append(diffBlock(event.diff));
     return details;
   }
@@ -337,7 +389,7 @@
     const card = el("section", "approval");
     card.dataset.approvalId = event.approval_id;
     card.dataset.turn = event.turn_id;
-    card.append(el("div", "title", `Allow ${event.tool}?`), approvalDetails(event));
+    card.append(el("div", "title", `Allow ${safeName(event.tool)}?`), approvalDetails(event));
     const buttons = el("div", "buttons");
     const note = el("input", "note");
     note.placeholder = "note for the model (optional)";
@@ -347,7 +399,7 @@
     if (event.grant) {
       const always = el("button", "always", "Always: ");
       always.dataset.decision = "always";
-      always.append(el("code", null, event.grant));
+      always.append(el("code", null, safeName(event.grant)));
       always.title = "allow this and what the rule covers for the rest of the session";
       buttons.append(always);
     }
@@ -377,7 +429,7 @@
       // 409: another view answered first; the reply says who and what.
       closeCard(card, reply.data.result || "this question is no longer open");
     } else {
-      outcome.textContent = reply.data.result || `could not answer (${reply.status})`;
+      setText(outcome, reply.data.result || `could not answer (${reply.status})`);
       buttons.forEach((b) => { b.disabled = false; });
     }
   }
@@ -385,7 +437,7 @@
   function closeCard(card, text) {
     card.classList.add("resolved");
     card.querySelector(".buttons").remove();
-    card.querySelector(".outcome").textContent = text;
+    setText(card.querySelector(".outcome"), text);
   }
 
   function resolveApproval(event) {
@@ -428,9 +480,9 @@
 
   const HANDLERS = {
     session_started(e) {
-      byId("workspace").textContent = e.workspace;
-      byId("model").textContent = e.model;
-      byId("mode").textContent = e.mode;
+      setText(byId("workspace"), safeName(e.workspace));
+      setText(byId("model"), e.model);
+      setText(byId("mode"), e.mode);
     },
     turn_started() { setRunning(true); },
     user_message: addUser,
@@ -449,8 +501,8 @@
         + `${e.tokens_after.toLocaleString()} tokens`);
     },
     context_usage(e) { byId("context").textContent = `context ${e.percent}%`; },
-    mode_changed(e) { byId("mode").textContent = e.mode; },
-    model_changed(e) { byId("model").textContent = e.model; },
+    mode_changed(e) { setText(byId("mode"), e.mode); },
+    model_changed(e) { setText(byId("model"), e.model); },
   };
 
   // A sub-agent's events (they name the task call that started it) nest under that
@@ -541,7 +593,7 @@
   }
 
   function feedback(text) {
-    byId("feedback").textContent = text;
+    setText(byId("feedback"), text);
   }
 
   async function send() {
