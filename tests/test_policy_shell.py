@@ -425,11 +425,12 @@ def test_nested_and_wide_commands_have_a_budget(command: str) -> None:
 
 @pytest.mark.parametrize(("command", "paths"), [
     ("cat a b", [["a", "b"]]),
-    ("grep -rn pattern src", [["-rn", "src"]]),
-    ("grep -e pattern src", [["-e", "pattern", "src"]]),  # -e: every word may be a file
+    ("grep -rn pattern src", [["src"]]),
+    ("grep -e pattern src", [["src"]]),  # -e gives the pattern: every operand is a file
+    ("grep -- -x f", [["f"]]),  # -x is the pattern
     ("sed -n '/x/p' f g", [["f", "g"]]),
     ("echo /etc/passwd", [[]]),
-    ("cd src && ls -la sub", [["src"], ["-la", "sub"]]),
+    ("cd src && ls -la sub", [["src"], ["sub"]]),
 ])
 def test_path_words_are_what_names_files(command: str, paths: list[list[str]]) -> None:
     assert analyse_command(command).path_words == paths

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from vibe_tui.policy import operands
+
 
 @dataclass(frozen=True)
 class CommandAnalysis:
@@ -710,35 +712,14 @@ def _reaches_outside(value: str) -> bool:
     return False
 
 
-# Programs whose arguments are never files they read. (Not date: date -f FILE echoes the
-# lines of FILE it cannot parse, so its words are paths like any other.)
-_NO_FILE_ARGS = frozenset({"echo", "tr", "seq", "expr", "basename", "dirname", "true", "false",
-                           "numfmt", "pwd", "whoami", "id", "uname"})
-
-
 def path_words(name: str, args: list[str]) -> list[str]:
-    """The arguments of a read-only command that may name files: not echo's text, sed's
-    script or grep's pattern (so `grep -rn /api/ src` and `sed -n '/x/p' f` stay inside)."""
-    if name in _NO_FILE_ARGS:
-        return []
+    """The arguments of a command that may name files, as operands.path_words reads them
+    (not echo's text, grep's pattern or head's count), and sed's files (not its script):
+    so `grep -rn /api/ src` and `sed -n '/x/p' f` stay inside."""
     if name == "sed":
         parsed = _sed_parse(args)
         return parsed[1] if parsed is not None else args
-    if name in ("grep", "rg"):
-        return _without_pattern(args)
-    return args
-
-
-def _without_pattern(args: list[str]) -> list[str]:
-    """grep's and rg's arguments less the pattern: the first word that is not an option,
-    unless -e/-f (or a cluster holding them) give the patterns, when every word may be a
-    file. A wrong guess only ever keeps more words to check."""
-    for arg in args:
-        if arg.startswith(("--regexp", "--file")) or (
-                arg.startswith("-") and not arg.startswith("--") and set(arg[1:]) & {"e", "f"}):
-            return args
-    first = next((i for i, a in enumerate(args) if not a.startswith("-")), None)
-    return args if first is None else args[:first] + args[first + 1:]
+    return operands.path_words(name, args)
 
 
 def command_problem(words: list[_Word]) -> str | None:
