@@ -204,7 +204,7 @@ def allowing_rule(rules: Sequence[Rule], request: ToolRequest, workspace: Path) 
     for argv, problem in zip(analysis.commands, analysis.problems):
         if problem is None:
             continue
-        if not getattr(problem, "grantable", False):
+        if not getattr(problem, "covered_by_rule", False):
             return None  # a dangerous option or a path outside: no rule switches that off
         rule = next((r for r, (words, prefix) in patterns if _covers(words, prefix, argv)), None)
         if rule is None:
@@ -246,7 +246,7 @@ def _bash_matches(specifier: str, command: str | None, sense: Sense) -> bool:
     # A dangerous option or a path out of the workspace is looked at every time: no rule
     # covers it (git diff --ext-diff is not "git diff" to Bash(git diff:*)).
     return any(covered) and all(
-        (c and (p is None or getattr(p, "grantable", False))) or (not c and p is None)
+        (c and (p is None or getattr(p, "covered_by_rule", False))) or (not c and p is None)
         for c, p in zip(covered, analysis.problems))
 
 

@@ -59,15 +59,20 @@ class CommandAnalysis:
 class Problem(str):
     """Why one command is not read-only. ``grantable``: an "always" answer may cover later
     uses (an unknown program the user trusts); a dangerous option or a path outside the
-    workspace must be looked at every time. ``outside``: the problem is only where it reads."""
+    workspace must be looked at every time. ``outside``: the problem is only where it reads.
+    ``covered_by_rule``: a rule the user wrote may cover it (``Bash(bash:*)`` for bash,
+    which no "always" answer grants); never so for a dangerous option or a path outside."""
 
     grantable: bool
     outside: bool
+    covered_by_rule: bool
 
-    def __new__(cls, text: str, *, grantable: bool = False, outside: bool = False) -> Problem:
+    def __new__(cls, text: str, *, grantable: bool = False, outside: bool = False,
+                covered_by_rule: bool | None = None) -> Problem:
         problem = super().__new__(cls, text)
         problem.grantable = grantable
         problem.outside = outside
+        problem.covered_by_rule = grantable if covered_by_rule is None else covered_by_rule
         return problem
 
 
@@ -688,11 +693,11 @@ _RISKS: dict[str, str] = {
 
 def _not_listed(name: str) -> Problem:
     if name in SHELLS:
-        return Problem(f"runs a shell script through {name}")
+        return Problem(f"runs a shell script through {name}", covered_by_rule=True)
     if name in WRAPPERS:
-        return Problem(f"runs another command through {name}")
+        return Problem(f"runs another command through {name}", covered_by_rule=True)
     if name in _SHELL_STATE:
-        return Problem(f"changes the shell's state ({name})")
+        return Problem(f"changes the shell's state ({name})", covered_by_rule=True)
     if name in _RISKS:
         return Problem(f"{name} {_RISKS[name]}", grantable=True)
     return Problem(f"{name} is not a known read-only command", grantable=True)
