@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from unidiff import PatchSet
 
-from vibe_tui.tools.base import ToolContext, ToolError, ToolRequest, schema_of
+from vibe_tui.policy.types import ToolRequest
+from vibe_tui.tools.base import ToolContext, ToolError, schema_of
 from vibe_tui.tools.files import (
     FILE_TOOLS,
     MAX_LIST_ENTRIES,

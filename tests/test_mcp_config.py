@@ -11,7 +11,8 @@ from vibe_tui.config import config_dir, trust
 from vibe_tui.core.mcp import load_server_specs
 from vibe_tui.policy import PolicyContext
 from vibe_tui.policy.decide import decide
-from vibe_tui.tools.mcp import McpRequest, McpTool, render_result, tool_name
+from vibe_tui.policy.types import McpRequest
+from vibe_tui.tools.mcp import McpTool, render_result, tool_name
 from vibe_tui.tools.base import ToolContext, ToolError
 
 USER_TOML = """

@@ -8,7 +8,7 @@ import pytest
 
 from vibe_tui.policy import MODES, Decision, PolicyContext
 from vibe_tui.policy.decide import decide
-from vibe_tui.tools.base import ToolRequest
+from vibe_tui.policy.types import ToolRequest
 
 WS = Path("/work/project")
 

@@ -9,7 +9,7 @@ import pytest
 
 from vibe_tui.policy import Rule, parse_rule, rule_matches
 from vibe_tui.policy.rules import allowing_rule
-from vibe_tui.tools.base import ToolRequest
+from vibe_tui.policy.types import ToolRequest
 
 WS = Path("/work/project")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vibe_tui.config import config_dir
-from vibe_tui.tools.paths import is_inside
+from vibe_tui.policy.types import is_inside
 
 MEMORY_FILE = "AGENTS.md"
 MAX_MEMORY_BYTES = 32 * 1024

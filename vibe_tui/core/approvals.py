@@ -6,7 +6,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 
-from vibe_tui.tools.base import ToolRequest
+from vibe_tui.policy.types import ToolRequest
 
 DECISIONS = ("allow", "always", "deny")
 

@@ -32,7 +32,8 @@ from vibe_tui.core.model import (
     stream_completion,
 )
 from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
-from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
+from vibe_tui.policy.types import ToolRequest
+from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, schema_of
 from vibe_tui.tools.task import current_runner
 
 if TYPE_CHECKING:

@@ -34,7 +34,8 @@ from vibe_tui.core.store import SessionStore, new_session_id, read_events
 from vibe_tui.policy.types import Decision, PolicyContext
 from vibe_tui.policy.types import MODES, Mode
 from vibe_tui.tools import default_tools
-from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
+from vibe_tui.policy.types import ToolRequest
+from vibe_tui.tools.base import Tool, ToolContext
 from vibe_tui.tools.task import TaskTool
 
 _CLOSED = object()

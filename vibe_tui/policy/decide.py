@@ -60,11 +60,14 @@ from vibe_tui.policy.shell import (
     reachable_commands,
     static_words,
 )
-from vibe_tui.policy.types import Decision, PolicyContext
-from vibe_tui.tools.base import ToolRequest
-from vibe_tui.tools.mcp import PREFIX as MCP_PREFIX
-from vibe_tui.tools.mcp import McpRequest
-from vibe_tui.tools.paths import is_inside
+from vibe_tui.policy.types import (
+    MCP_PREFIX,
+    Decision,
+    McpRequest,
+    PolicyContext,
+    ToolRequest,
+    is_inside,
+)
 
 # How many folders a chain of `cd`s may have led to.
 _MAX_BASES = 8

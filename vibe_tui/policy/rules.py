@@ -46,7 +46,7 @@ from vibe_tui.policy.shell import (
     reachable_commands,
     runs_script_file,
 )
-from vibe_tui.tools.base import ToolRequest
+from vibe_tui.policy.types import ToolRequest
 
 Sense = Literal["allow", "deny"]
 Match = Literal["yes", "maybe", "no"]

@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-# read: never changes anything; edit: changes files in the workspace; exec: runs a process.
-ToolKind = Literal["read", "edit", "exec"]
+from vibe_tui.policy.types import ToolKind, ToolRequest
 
 
 class ToolError(Exception):
@@ -72,18 +71,6 @@ class ToolOutput:
     diff: str | None = None  # unified diff for edits
     exit_code: int | None = None  # for commands
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ToolRequest:
-    """A call as the policy sees it: what it is, what it touches, what it runs."""
-
-    tool: str
-    kind: ToolKind
-    args: dict[str, Any]
-    paths: tuple[Path, ...] = ()  # resolved workspace paths the call reads or writes
-    command: str | None = None  # the shell command, for exec tools
-    cwd: Path | None = None  # where the command runs (its relative paths start there)
 
 
 class Tool(Protocol):

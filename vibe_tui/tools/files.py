@@ -21,13 +21,12 @@ from typing import Any
 
 from vibe_tui.code.outline import outline_text
 from vibe_tui.code.syntax import syntax_errors
+from vibe_tui.policy.types import ToolKind, ToolRequest
 from vibe_tui.tools.base import (
     CLEARED_NOTE_PREFIX,
     ToolContext,
     ToolError,
-    ToolKind,
     ToolOutput,
-    ToolRequest,
     in_thread,
     optional,
     require,

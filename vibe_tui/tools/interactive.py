@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import (
     ToolContext,
     ToolError,
     ToolOutput,
-    ToolRequest,
     optional,
     require,
     require_command,

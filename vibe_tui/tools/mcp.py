@@ -16,26 +16,17 @@ import base64
 import json
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
-from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, ToolRequest
+from vibe_tui.policy.types import MCP_PREFIX, McpRequest
+from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput
 
-PREFIX = "mcp__"
 MAX_NAME_CHARS = 64  # what OpenAI-style providers accept for a function name
 MAX_DESCRIPTION_CHARS = 2000
 OUTPUT_CAP = 64 * 1024  # characters, as much as bash keeps of stdout
 
 # (server tool name, arguments) -> the server's CallToolResult
 Caller = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class McpRequest(ToolRequest):
-    """A call of an MCP tool: the server it goes to and what the server says of it."""
-
-    server: str = ""
-    hints: tuple[str, ...] = ()  # "read-only", "destructive", ... from the tool's annotations
 
 
 def safe_name(text: str) -> str:
@@ -48,7 +39,7 @@ def safe_name(text: str) -> str:
 def tool_name(server: str, tool: str) -> str:
     """``mcp__<server>__<tool>``, cut to the provider limit (a short hash keeps cut names
     apart)."""
-    name = f"{PREFIX}{safe_name(server)}__{safe_name(tool)}"
+    name = f"{MCP_PREFIX}{safe_name(server)}__{safe_name(tool)}"
     if len(name) <= MAX_NAME_CHARS:
         return name
     import hashlib

@@ -7,6 +7,7 @@ import errno
 import os
 from pathlib import Path
 
+from vibe_tui.policy.types import is_inside
 from vibe_tui.tools.base import ToolError
 
 
@@ -64,16 +65,6 @@ _PATH_MAX = 4096
 
 def _shortened(raw: str, keep: int = 80) -> str:
     return raw if len(raw) <= keep else raw[:keep] + "..."
-
-
-def is_inside(path: Path, root: Path) -> bool:
-    """True when ``path`` is ``root`` or below it; compares whole components, so
-    /proj-evil is not inside /proj."""
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
 
 
 def display_path(path: Path, workspace: Path) -> str:

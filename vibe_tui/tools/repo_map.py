@@ -25,7 +25,8 @@ from typing import Any
 
 from vibe_tui.code.repomap import DEFAULT_MAX_TOKENS, RepoMap, count_tokens, make_repo_map
 from vibe_tui.code.tags import has_tags
-from vibe_tui.tools.base import ToolContext, ToolError, ToolKind, ToolOutput, ToolRequest, in_thread, optional
+from vibe_tui.policy.types import ToolKind, ToolRequest
+from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, in_thread, optional
 from vibe_tui.tools.search import IgnoreRules
 
 # More files than this and the walk stops; the map says so. Parsing this many takes

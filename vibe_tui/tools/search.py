@@ -34,7 +34,8 @@ from typing import Any, Literal
 
 from pathspec import GitIgnoreSpec
 
-from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, ToolRequest, optional, require
+from vibe_tui.policy.types import ToolRequest
+from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, optional, require
 from vibe_tui.tools.paths import display_path, resolve_in_workspace, where_instead
 
 MAX_MATCHES = 200

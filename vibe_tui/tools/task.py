@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
-from vibe_tui.tools.base import ToolContext, ToolError, ToolKind, ToolOutput, ToolRequest, require
+from vibe_tui.policy.types import ToolKind, ToolRequest
+from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, require
 
 # Runs a sub-agent on a prompt; returns its final report. Raises ToolError when it fails.
 SubagentRunner = Callable[[str], Awaitable[str]]
