@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.tools import search
+from vibe_tui.tools import file_walk, search
 from vibe_tui.tools.base import ToolContext, ToolError
-from vibe_tui.tools.search import MAX_FILES, MAX_MATCHES, SEARCH_TOOLS, GrepTool
+from vibe_tui.tools.file_walk import MAX_FILES
+from vibe_tui.tools.search import MAX_MATCHES, SEARCH_TOOLS, GrepTool
 
 HAS_RG = shutil.which("rg") is not None
 needs_rg = pytest.mark.skipif(not HAS_RG, reason="ripgrep (rg) is not installed")
@@ -229,7 +230,7 @@ async def test_match_cap(grep, ctx, tmp_path):
 
 
 async def test_file_cap(grep, ctx, tmp_path, monkeypatch):
-    monkeypatch.setattr(search, "MAX_FILES", 3)
+    monkeypatch.setattr(file_walk, "MAX_FILES", 3)
     write(tmp_path, {f"f{i}.txt": "hit\n" for i in range(5)})
     lines = await lines_of(grep, ctx, pattern="hit")
     assert lines[:3] == ["f0.txt:1:hit", "f1.txt:1:hit", "f2.txt:1:hit"]
@@ -362,7 +363,7 @@ async def test_backends_agree(ctx, tmp_path, args):
 
 @needs_rg
 async def test_backends_agree_at_the_caps(ctx, tmp_path, monkeypatch):
-    monkeypatch.setattr(search, "MAX_FILES", 7)
+    monkeypatch.setattr(file_walk, "MAX_FILES", 7)
     parity_tree(tmp_path)
     for args in ({"pattern": "TODO"}, {"pattern": "(?i)todo"}):
         from_python = await python_grep.run(dict(args), ctx)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vibe_tui.policy.types import is_inside
 from vibe_tui.tools.base import ToolError
+from vibe_tui.tools.file_walk import select_files  # the same walk and ignore rules as grep
 
 
 def resolve_in_workspace(raw: str, workspace: Path, cwd: Path | None = None) -> Path:
@@ -109,8 +110,6 @@ def _names_in(folder: Path) -> list[str]:
 
 
 def _same_name_elsewhere(name: str, workspace: Path) -> list[str]:
-    from vibe_tui.tools.search import select_files  # the same walk and ignore rules as grep
-
     if not name or any(char in name for char in "*?[]!\\"):
         return []
     return select_files(workspace, workspace, name).files[:3]

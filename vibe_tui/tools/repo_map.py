@@ -27,7 +27,7 @@ from vibe_tui.code.repomap import DEFAULT_MAX_TOKENS, RepoMap, count_tokens, mak
 from vibe_tui.code.tags import has_tags
 from vibe_tui.policy.types import ToolKind, ToolRequest
 from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, in_thread, optional
-from vibe_tui.tools.search import IgnoreRules
+from vibe_tui.tools.file_walk import IgnoreRules, select_files
 
 # More files than this and the walk stops; the map says so. Parsing this many takes
 # tens of seconds cold, but only once.
@@ -154,8 +154,6 @@ def first_request_overview(workspace: Path, max_tokens: int, focus_text: str) ->
     workspace's files (all of them in a small project, the top level in a large one:
     config and data files have no definitions, so the map alone leaves them out), then
     the map focused on the task in the room left. Blocking."""
-    from vibe_tui.tools.search import select_files
-
     selection = select_files(workspace, workspace, None)
     if len(selection.files) <= OVERVIEW_MAX_FILES and not selection.truncated:
         listing = f"Files ({len(selection.files)}): {', '.join(selection.files)}"

@@ -1,8 +1,8 @@
 """The ``grep`` tool: search file contents in the workspace.
 
-Which files are searched is always decided here, in Python (``.gitignore`` files at every
-level via pathspec, hidden entries and ``.git`` skipped, symlinks and special files
-skipped, the glob, the file cap). Only the searching itself goes to ripgrep when it is
+Which files are searched is always decided in Python (``vibe_tui.tools.file_walk``:
+``.gitignore`` files at every level, hidden entries and ``.git`` skipped, symlinks and
+special files skipped, the glob, the file cap). Only the searching itself goes to ripgrep when it is
 installed, given that exact list of files; otherwise a pure-Python search runs in a
 thread. Sharing the file selection is what keeps the two backends' output identical.
 
@@ -12,8 +12,7 @@ UTF-16); a file with a NUL in what was read (checked first in its opening 8 KiB)
 binary and skipped; the pattern uses Python ``re`` syntax (a pattern ripgrep cannot
 parse, e.g. a look-ahead, falls back to the Python search).
 
-Paths inside the search are workspace-relative POSIX strings: pathlib costs more per
-entry than the rest of the walk together.
+Paths inside the search are workspace-relative POSIX strings, as the walk gives them.
 """
 
 from __future__ import annotations
@@ -25,21 +24,18 @@ import json
 import os
 import re
 import shutil
-import stat
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pathspec import GitIgnoreSpec
-
 from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, optional, require
+from vibe_tui.tools.file_walk import FileSelection, glob_spec, path_order, select_files
 from vibe_tui.tools.paths import display_path, resolve_in_workspace, where_instead
 
 MAX_MATCHES = 200
-MAX_FILES = 5_000
 MAX_LINE_CHARS = 300
 BINARY_PROBE = 8 * 1024
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -59,74 +55,6 @@ Backend = Literal["auto", "rg", "python"]
 
 
 # ---------------------------------------------------------------- file selection
-
-
-@dataclass(frozen=True)
-class IgnoreRules:
-    """The ``.gitignore`` files in force in one folder, outermost first, each with the
-    folder it sits in as a prefix ("" or "pkg/") of workspace-relative paths."""
-
-    workspace: str
-    rules: tuple[tuple[str, GitIgnoreSpec], ...] = ()
-
-    def entering(self, rel_dir: str) -> IgnoreRules:
-        spec = _load_gitignore(os.path.join(self.workspace, rel_dir, ".gitignore"))
-        if spec is None:
-            return self
-        prefix = f"{rel_dir}/" if rel_dir else ""
-        return replace(self, rules=self.rules + ((prefix, spec),))
-
-    def ignored(self, rel: str, is_dir: bool) -> bool:
-        # Deeper files take precedence, and within a file the last matching line wins,
-        # which check_file reports (include is None when no line matched at all).
-        suffix = "/" if is_dir else ""
-        for prefix, spec in reversed(self.rules):
-            verdict = spec.check_file(rel[len(prefix) :] + suffix).include
-            if verdict is not None:
-                return verdict
-        return False
-
-
-def _load_gitignore(path: str) -> GitIgnoreSpec | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return GitIgnoreSpec.from_lines(handle.read().splitlines())
-    except OSError:
-        return None
-
-
-def _rules_for(root_rel: str, workspace: str) -> IgnoreRules:
-    """Rules in force in the search root, including those of the folders above it
-    (``*.log`` in the workspace's .gitignore still applies when searching ``src/``)."""
-    rules = IgnoreRules(workspace)
-    parts = root_rel.split("/") if root_rel else []
-    for depth in range(len(parts) + 1):
-        rules = rules.entering("/".join(parts[:depth]))
-    return rules
-
-
-@dataclass
-class FileSelection:
-    files: list[str]  # workspace-relative, in output order
-    truncated: bool  # more than MAX_FILES files would have been searched
-
-
-def select_files(root: Path, workspace: Path, glob: str | None) -> FileSelection:
-    """Files to search under ``root``. An explicit file is searched whatever the ignore
-    rules say, as ripgrep does; ``glob`` applies to paths relative to ``root``."""
-    root_rel = root.relative_to(workspace).as_posix()
-    root_rel = "" if root_rel == "." else root_rel
-    if not root.is_dir():
-        return FileSelection([root_rel], False)
-    pattern = _glob_spec(glob) if glob else None
-    skip = len(root_rel) + 1 if root_rel else 0
-    files: list[str] = []
-    for rel in _walk(str(workspace), root_rel, _rules_for(root_rel, str(workspace))):
-        if pattern is None or pattern.match_file(rel[skip:]):
-            if len(files) == MAX_FILES:
-                return FileSelection(files, True)
-            files.append(rel)
-    return FileSelection(files, False)
 
 
 def without_denied(files: list[str], ctx: ToolContext) -> list[str]:
@@ -156,53 +84,6 @@ def _read_rules(texts: tuple[str, ...]):
             continue
         if rule.tool_family == "Read" and rule.specifier is not None:
             yield rule
-
-
-def _glob_spec(glob: str) -> GitIgnoreSpec:
-    """A glob as a gitignore line: no slash matches the name at any depth, a slash
-    anchors it to the search root, ``**`` spans folders. ``!glob`` excludes instead."""
-    return GitIgnoreSpec.from_lines(["*", glob] if glob.startswith("!") else [glob])
-
-
-def _walk(workspace: str, root_rel: str, rules: IgnoreRules) -> Iterator[str]:
-    """Depth-first with entries sorted by name, which is the order of sorting paths by
-    their components (``a/b`` before ``a.txt``): the order results are shown in. A stack
-    of iterators instead of recursion, so deep trees cannot hit the recursion limit."""
-    stack = [(iter(_sorted_entries(os.path.join(workspace, root_rel))), root_rel, rules)]
-    while stack:
-        entries, dir_rel, rules = stack[-1]
-        entry = next(entries, None)
-        if entry is None:
-            stack.pop()
-            continue
-        if entry.name.startswith(".") or entry.is_symlink():
-            continue  # hidden (includes .git), or a link that may lead anywhere
-        rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
-        if entry.is_dir(follow_symlinks=False):
-            if not rules.ignored(rel, True):
-                stack.append((iter(_sorted_entries(entry.path)), rel, rules.entering(rel)))
-        elif _is_regular(entry) and not rules.ignored(rel, False):
-            yield rel
-
-
-def _sorted_entries(directory: str) -> list[os.DirEntry]:
-    try:
-        with os.scandir(directory) as it:
-            return sorted(it, key=lambda e: e.name)
-    except OSError:  # unreadable folder: skip it, as ripgrep would
-        return []
-
-
-def _is_regular(entry: os.DirEntry) -> bool:
-    # Never open FIFOs or devices: reading one could block forever.
-    try:
-        return stat.S_ISREG(entry.stat(follow_symlinks=False).st_mode)
-    except OSError:
-        return False
-
-
-def _order(rel: str) -> tuple[str, ...]:
-    return tuple(rel.split("/"))
 
 
 # ---------------------------------------------------------------- matches
@@ -377,7 +258,7 @@ async def _rg_batch(
     if code not in (0, 1) and not saw_file:
         return None
     # ripgrep searches a batch in parallel; put its files back in path order.
-    per_file.sort(key=lambda matches: _order(matches[0].rel))
+    per_file.sort(key=lambda matches: path_order(matches[0].rel))
     return [match for matches in per_file for match in matches]
 
 
@@ -459,7 +340,7 @@ def _parse(args: dict[str, Any], ctx: ToolContext) -> GrepArgs:
     glob = (optional(args, "glob", str, "") or "").strip().removeprefix("./") or None
     if glob:
         try:
-            _glob_spec(glob)
+            glob_spec(glob)
         except ValueError as exc:  # pathspec's pattern errors are ValueErrors
             raise ToolError(f"invalid glob {glob!r}: {exc}") from exc
     _compile(pattern, literal)
@@ -470,7 +351,7 @@ def _parse(args: dict[str, Any], ctx: ToolContext) -> GrepArgs:
 def _report(
     result: SearchResult, selection: FileSelection, args: GrepArgs, workspace: Path
 ) -> str:
-    shown = sorted(result.matches, key=lambda m: (_order(m.rel), m.line))[:MAX_MATCHES]
+    shown = sorted(result.matches, key=lambda m: (path_order(m.rel), m.line))[:MAX_MATCHES]
     lines = [_render_line(m) for m in shown]
     if not lines:
         lines.append(f"no matches for {args.pattern} in {display_path(args.root, workspace)}")
@@ -481,7 +362,7 @@ def _report(
         )
     if selection.truncated:
         lines.append(
-            f"[stopped after {MAX_FILES} files; files beyond were not searched; narrow the "
+            f"[stopped after {selection.cap} files; files beyond were not searched; narrow the "
             "search with path or glob]"
         )
     return "\n".join(lines)
