@@ -110,7 +110,8 @@ def test_a_program_in_getopt_notation() -> None:
 
 def test_every_program_on_the_read_only_list_is_read_here() -> None:
     from vibe_tui.policy.operands import GIT, NO_FILES, PROGRAMS
-    from vibe_tui.policy.shell import GIT_READ_ONLY, READ_ONLY
+    from vibe_tui.policy.shell.git import GIT_READ_ONLY
+    from vibe_tui.policy.shell.programs import READ_ONLY
 
     known = set(PROGRAMS) | NO_FILES | {"git", "find", "test", "sed"}
     # A program that takes any word (not only --version) needs its options described.

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from vibe_tui.policy import analyse_command
-from vibe_tui.policy.shell import reachable_commands, static_words
+from vibe_tui.policy.shell.reach import reachable_commands, static_words
 
 READ_ONLY = [
     "ls",

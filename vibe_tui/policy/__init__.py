@@ -14,13 +14,14 @@ from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext
 
 if TYPE_CHECKING:
     from vibe_tui.policy.rules import Rule, parse_rule, rule_matches
-    from vibe_tui.policy.shell import CommandAnalysis, analyse_command
+    from vibe_tui.policy.shell.analysis import CommandAnalysis, analyse_command
 
 # The shell parser loads tree-sitter and pathspec: only when a decision is first needed,
 # not when the app starts (vibe_tui.policy.types is all the start-up path reads).
 # ``decide`` is imported from vibe_tui.policy.decide: here its name is the submodule's.
 _LAZY = {"Rule": "rules", "parse_rule": "rules",
-         "rule_matches": "rules", "CommandAnalysis": "shell", "analyse_command": "shell"}
+         "rule_matches": "rules", "CommandAnalysis": "shell.analysis",
+         "analyse_command": "shell.analysis"}
 
 
 def __getattr__(name: str) -> Any:

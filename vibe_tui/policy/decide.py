@@ -54,12 +54,8 @@ from vibe_tui.policy.rules import (
     parse_rule,
 )
 from vibe_tui.policy.reads import expand
-from vibe_tui.policy.shell import (
-    CommandAnalysis,
-    analyse_command,
-    reachable_commands,
-    static_words,
-)
+from vibe_tui.policy.shell.analysis import CommandAnalysis, analyse_command
+from vibe_tui.policy.shell.reach import reachable_commands, static_words
 from vibe_tui.policy.types import (
     MCP_PREFIX,
     Decision,

@@ -23,15 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vibe_tui.policy.shell import (
-    WRAPPERS,
-    _chars,
-    _control_character,
-    _is_brace_expansion,
-    _is_glob,
-    _parse,
-    _unparseable,
-    _walk,
+from vibe_tui.policy.shell.programs import WRAPPERS
+from vibe_tui.policy.shell.syntax import (
+    chars_of,
+    control_character,
+    is_brace_expansion,
+    is_glob,
+    parse,
+    unparseable,
+    walk,
 )
 
 # Programs whose arguments are never files they read.
@@ -111,12 +111,12 @@ class _Word:
 
 def command_reads(command: str, cwd: Path) -> Reads | None:
     """What ``command``, run in ``cwd``, may read; None when it cannot be read at all."""
-    if _control_character(command):
+    if control_character(command):
         return None
-    root = _parse(command)
-    if _unparseable(root):
+    root = parse(command)
+    if unparseable(root):
         return None
-    commands = [_words(node) for node in _walk(root) if node.type == "command"]
+    commands = [_words(node) for node in walk(root) if node.type == "command"]
     targets = _redirect_targets(root)
     reads = Reads()
     bases = _bases(commands, cwd)
@@ -139,15 +139,15 @@ def _words(node) -> list[_Word]:
 
 
 def _word(node) -> _Word:
-    chars = _chars(node) if node.is_named else None
-    if chars is None or _is_brace_expansion(chars):
+    chars = chars_of(node) if node.is_named else None
+    if chars is None or is_brace_expansion(chars):
         return _Word(None)
-    return _Word("".join(c for c, _ in chars), _is_glob(chars))
+    return _Word("".join(c for c, _ in chars), is_glob(chars))
 
 
 def _redirect_targets(root) -> list[_Word]:
     found = []
-    for node in _walk(root):
+    for node in walk(root):
         if node.type == "file_redirect":
             destination = node.child_by_field_name("destination")
             if destination is not None:
@@ -188,10 +188,10 @@ def _read_command(argv: list[_Word], bases: list[Path], reads: Reads) -> None:
     if name in NO_FILE_ARGS:
         return
     _read_arguments(argv[1:], bases, reads)
-    for walk in _walked(name, [w.value for w in argv[1:]]):
+    for walked in _walked(name, [w.value for w in argv[1:]]):
         for base in bases:
-            for folder in walk.folders(base):
-                reads.trees.append((folder, walk.skips_hidden))
+            for folder in walked.folders(base):
+                reads.trees.append((folder, walked.skips_hidden))
 
 
 def _read_arguments(words: list[_Word], bases: list[Path], reads: Reads) -> None:

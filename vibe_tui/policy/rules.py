@@ -40,12 +40,8 @@ from typing import Literal
 import pathspec
 
 from vibe_tui.policy.reads import command_reads, walk_matching
-from vibe_tui.policy.shell import (
-    LooseArgv,
-    analyse_command,
-    reachable_commands,
-    runs_script_file,
-)
+from vibe_tui.policy.shell.analysis import analyse_command
+from vibe_tui.policy.shell.reach import LooseArgv, reachable_commands, runs_script_file
 from vibe_tui.policy.types import ToolRequest
 
 Sense = Literal["allow", "deny"]

@@ -24,7 +24,7 @@ from pathlib import Path
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from vibe_tui.policy.shell import analyse_command
+from vibe_tui.policy.shell.analysis import analyse_command
 from vibe_tui.tools import git_dirs, sandbox
 from vibe_tui.tools.environment import command_env, read_only_env
 from vibe_tui.policy.types import ToolRequest
