@@ -11,14 +11,9 @@ from unidiff import PatchSet
 
 from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import ToolContext, ToolError, schema_of
-from vibe_tui.tools.files import (
-    FILE_TOOLS,
-    MAX_LIST_ENTRIES,
-    EditFileTool,
-    ListDirTool,
-    ReadFileTool,
-    WriteFileTool,
-)
+from vibe_tui.tools.file_read import MAX_LIST_ENTRIES, ListDirTool, ReadFileTool
+from vibe_tui.tools.file_write import EditFileTool, WriteFileTool
+from vibe_tui.tools.files import FILE_TOOLS
 
 read_file = ReadFileTool()
 list_dir = ListDirTool()

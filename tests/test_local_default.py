@@ -16,7 +16,7 @@ from vibe_tui.core import events as ev
 from vibe_tui.core.local_model import LIGHT_LOCAL_MODEL, cached_weights, model_dir
 from vibe_tui.core.session import Session
 from vibe_tui.headless import run_headless
-from vibe_tui.tools.files import ReadFileTool
+from vibe_tui.tools.file_read import ReadFileTool
 
 pytestmark = pytest.mark.timeout(600)
 # What is tested is the boot, not the tools: one tool keeps the prompt short, and a CPU

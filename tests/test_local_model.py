@@ -40,7 +40,7 @@ from vibe_tui.core.local_model import (
     tool_calls_from_text,
 )
 from vibe_tui.core.session import Session
-from vibe_tui.tools.files import WriteFileTool
+from vibe_tui.tools.file_write import WriteFileTool
 
 PART_BYTES = 2_500_000  # above the 1 MiB download chunk, so a cut leaves bytes to resume
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from vibe_tui.code.outline import outline, outline_text
 from vibe_tui.tools.base import ToolContext
-from vibe_tui.tools.files import MAX_READ_LINES, ReadFileTool
+from vibe_tui.tools.file_read import MAX_READ_LINES, ReadFileTool
 
 MODULE = """\
 LIMIT = 10

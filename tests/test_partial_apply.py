@@ -11,14 +11,10 @@ from engine_helpers import make_session, of_type, tool_messages, wait_until
 from vibe_tui.core import events as ev
 from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
 from vibe_tui.tools.base import ToolContext, ToolError
-from vibe_tui.tools.files import (
-    EditFileTool,
-    ReadFileTool,
-    WriteFileTool,
-    apply_hunks,
-    split_hunks,
-    unified_diff,
-)
+from vibe_tui.tools.file_read import ReadFileTool
+from vibe_tui.tools.file_write import EditFileTool, WriteFileTool
+from vibe_tui.tools.hunks import apply_hunks, split_hunks
+from vibe_tui.tools.text_file import unified_diff
 
 # Three changes far enough apart (more than 6 lines) to make three hunks.
 OLD = "".join(f"line {n}\n" for n in range(1, 31))

@@ -19,14 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from vibe_tui.tools.files import (
-    apply_hunks,
-    decode_text,
-    encode_text,
-    split_hunks,
-    unified_diff,
-    write_atomic,
-)
+from vibe_tui.tools.hunks import apply_hunks, split_hunks
+from vibe_tui.tools.text_file import decode_text, encode_text, unified_diff, write_atomic
 from vibe_tui.tools.paths import display_path
 
 GIT_STAT_TIMEOUT_S = 5.0

@@ -6,9 +6,10 @@ import difflib
 import errno
 import os
 from pathlib import Path
+from typing import Any
 
 from vibe_tui.policy.types import is_inside
-from vibe_tui.tools.base import ToolError
+from vibe_tui.tools.base import ToolContext, ToolError, optional, require
 from vibe_tui.tools.file_walk import select_files  # the same walk and ignore rules as grep
 
 
@@ -66,6 +67,18 @@ _PATH_MAX = 4096
 
 def _shortened(raw: str, keep: int = 80) -> str:
     return raw if len(raw) <= keep else raw[:keep] + "..."
+
+
+# The schema of a tool's ``path`` argument, read by ``resolve_path_argument``.
+PATH_PARAMETER = {"type": "string", "description": "Path relative to the workspace root."}
+
+
+def resolve_path_argument(args: dict[str, Any], ctx: ToolContext,
+                          default: str | None = None) -> tuple[Path, str]:
+    """The ``path`` argument of a file tool, resolved in the workspace, and as shown."""
+    raw = optional(args, "path", str, default) if default else require(args, "path")
+    path = resolve_in_workspace(raw, ctx.workspace, ctx.cwd)
+    return path, display_path(path, ctx.workspace)
 
 
 def display_path(path: Path, workspace: Path) -> str:
