@@ -15,10 +15,11 @@ from vibe_tui.tools.shell import (
     SHELL_TOOLS,
     STDERR_CAP,
     STDOUT_CAP,
+    KILL_GRACE_S,
     BashTool,
-    kill_process_group,
     parse_cd,
 )
+from vibe_tui.tools.processes import terminate_group
 
 bash = BashTool()
 
@@ -173,15 +174,15 @@ async def test_session_can_kill_a_running_command(ctx, tmp_path):
     task = asyncio.create_task(bash.run({"command": "echo $$ > shell.pid; sleep 100"}, ctx))
     await wait_for_file(tmp_path / "shell.pid")
     for pid in list(ctx.running_pids):
-        await kill_process_group(pid)
+        await terminate_group(pid, KILL_GRACE_S)
     out = await asyncio.wait_for(task, 30)  # the sandbox's teardown is slow on a busy machine
     assert out.exit_code == -15
 
 
-async def test_kill_process_group_on_finished_group_is_harmless():
+async def test_terminate_group_on_finished_group_is_harmless():
     proc = await asyncio.create_subprocess_exec("true", start_new_session=True)
     await proc.wait()
-    await kill_process_group(proc.pid)
+    await terminate_group(proc.pid, KILL_GRACE_S)
 
 
 async def test_lingering_background_child_is_stopped(host_ctx, tmp_path):

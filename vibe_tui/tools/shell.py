@@ -18,7 +18,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Awaitable, Callable
@@ -31,6 +30,7 @@ from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, optional, require_command
 from vibe_tui.config import data_dir
 from vibe_tui.tools.paths import display_path, resolve_in_workspace
+from vibe_tui.tools.processes import terminate_group
 
 STDOUT_CAP = 64 * 1024
 STDERR_CAP = 16 * 1024
@@ -94,32 +94,6 @@ class CommandResult:
     quarantined: str | None = None  # git folders the command created, moved out (why)
 
 
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Signal a process group; False when it no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        # The pgid was recycled by someone else's process: not ours to touch.
-        return False
-    return True
-
-
-async def kill_process_group(pid: int, grace_s: float = KILL_GRACE_S) -> None:
-    """Stop a command and everything it started: SIGTERM the group ``pid`` leads, then
-    SIGKILL it if anything is left after ``grace_s``. Safe to call on a finished group."""
-    if not _signal_group(pid, signal.SIGTERM):
-        return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + grace_s
-    while loop.time() < deadline:
-        await asyncio.sleep(0.05)
-        if not _signal_group(pid, 0):
-            return
-    _signal_group(pid, signal.SIGKILL)
-
-
 async def _pump(stream: asyncio.StreamReader, sink: HeadTail) -> None:
     while chunk := await stream.read(READ_CHUNK):
         sink.feed(chunk)
@@ -155,7 +129,7 @@ class Started:
     async def stop(self) -> None:
         """Everything it started, gone: the group (SIGTERM, then SIGKILL), then the
         sandbox's init, which takes every process inside with it."""
-        await kill_process_group(self.proc.pid)
+        await terminate_group(self.proc.pid, KILL_GRACE_S)
         if self.sandboxed is not None:
             self.sandboxed.kill()
 
