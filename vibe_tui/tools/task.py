@@ -66,6 +66,3 @@ class TaskTool:
             raise ToolError("task is not available here: no agent session runs this call")
         report = await runner(require(args, "prompt", str))
         return ToolOutput(report)
-
-
-TASK_TOOLS = [TaskTool()]
