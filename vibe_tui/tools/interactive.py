@@ -35,15 +35,13 @@ from vibe_tui.tools.base import (
     require_command,
 )
 from vibe_tui.tools.shell import after_command
+from vibe_tui.tools.terminal import CURSOR_KEYS, KEYS, key_bytes
 from vibe_tui.tools.pty_session import (  # noqa: F401 - public names of this module too
-    CURSOR_KEYS,
-    KEYS,
     SCROLLBACK_SHOWN,
     WAIT_CAP_S,
     WRITE_TIMEOUT_S,
     PtySession,
     close_all,
-    key_bytes,
     open_session,
     running_sessions,
     runs_a_shell,

@@ -22,7 +22,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from vibe_tui.tools.pty_session import BRACKETED_PASTE, PtySession, key_bytes
+from vibe_tui.tools.pty_session import PtySession
+from vibe_tui.tools.terminal import BRACKETED_PASTE, key_bytes
 
 # Output arrives in pieces of 1 KiB: one redraw per frame, not one per piece.
 FRAME_S = 1 / 30
