@@ -48,7 +48,7 @@ DAMPING = 0.85
 # reference, a tenth of one to a distinctive name.
 UNLINKED_WEIGHT = 1.0
 # Change in the rank vector (which sums to 1) that ends the iteration: the order of
-# the top files is settled well before this (about 20 iterations on Django).
+# the top files is settled well before this (bench/README.md, "Figures behind constants").
 PAGERANK_TOLERANCE = 2e-3
 PAGERANK_MAX_ITERATIONS = 100
 

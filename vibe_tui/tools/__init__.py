@@ -7,8 +7,8 @@ from vibe_tui.tools.base import Tool
 
 def default_tools() -> list[Tool]:
     """Every built-in tool, in the order the model sees them. bash comes before the
-    interactive tools: with them first, the local 1.5B model ran its tests through
-    interactive_start (evals/README.md has the scores before and after)."""
+    interactive tools: a small model reaches for the first tool that can run something,
+    and tests belong in bash (evals/README.md, "Stories behind the tools")."""
     from vibe_tui.tools.files import FILE_TOOLS
     from vibe_tui.tools.interactive import INTERACTIVE_TOOLS
     from vibe_tui.tools.repo_map import REPO_MAP_TOOLS

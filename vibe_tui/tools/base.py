@@ -58,7 +58,7 @@ class ToolContext:
 
 
 # How an old tool result reads once the context manager has cleared it (core/context.py
-# writes it; the file tools refuse it as content, which a small model once copied).
+# writes it). The file tools refuse it as content: a model may copy it back into a file.
 CLEARED_NOTE_PREFIX = "[cleared: "
 
 

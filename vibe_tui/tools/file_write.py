@@ -305,8 +305,8 @@ def _edit_args(args: dict[str, Any]) -> tuple[str, str, bool]:
 
 
 def _refuse_placeholder(text: str, field: str) -> None:
-    """The note that stands for a cleared tool result is not file content (the local model
-    wrote "[cleared: ...]" over a whole JSON file)."""
+    """The note that stands for a cleared tool result is not file content, though a model
+    may copy it into a file as if it were."""
     line = text.strip()
     if line.startswith(CLEARED_NOTE_PREFIX.rstrip()) and line.endswith("]") and "\n" not in line:
         raise ToolError(f"{field} is the note that stands for a cleared tool result, not the "
@@ -390,8 +390,7 @@ class EditFileTool(_ChangeTool):
 
 def _refuse_unread_replacement(path: Path, rel: str, ctx: ToolContext) -> None:
     """write_file over a file the model never saw throws away what it did not know was
-    there (the local model replaced a 21-line config with the three keys it was asked to
-    change): it must read the file first, as for edit_file."""
+    there: it must read the file first, as for edit_file."""
     if path in ctx.read_files:
         return
     raise ToolError(f"{rel} already exists and you have not read it: write_file replaces the "
@@ -400,8 +399,8 @@ def _refuse_unread_replacement(path: Path, rel: str, ctx: ToolContext) -> None:
 
 
 def _refuse_unread_edit(rel: str) -> None:
-    """An edit written from a guess lands in the wrong place or not at all (the local model
-    edited JSON keys it had never seen, by names it invented): read the file first."""
+    """An edit written from a guess (names the model never saw, invented) lands in the
+    wrong place or not at all: read the file first."""
     raise ToolError(f"you have not read {rel} yet: read it with read_file first, then copy "
                     "old_string exactly from what you read")
 

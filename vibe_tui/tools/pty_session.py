@@ -59,7 +59,7 @@ FIRST_OUTPUT_S = 1.0
 WAIT_CAP_S = 10.0
 EXIT_DRAIN_S = 0.3  # after the program exits, how long to wait for its last output
 WRITE_TIMEOUT_S = 2.0  # a program that reads no input does not block a call forever
-# pyte emulates about 0.2-0.3 MB/s of scrolling text (15-35 ms of CPU per 4 KiB), so
+# pyte is slow at scrolling text (bench/README.md, "Figures behind constants"), so
 # output is fed in small pieces to keep each stop of the event loop short ...
 READ_CHUNK = 1024
 # ... and a program that floods output would still hold the loop: when a piece took

@@ -206,8 +206,8 @@ class RepoMapTool:
         "properties": {
             "focus": {
                 "type": "string",
-                # No example value: the local model sent a description's example path and names
-                # as its own focus (two of the first eight eval runs).
+                # No example value: a small model sends a description's example path and
+                # names as its own focus.
                 "description": ("File paths and identifiers from the task or from what you "
                                 "have seen so far, separated by spaces."),
             },
