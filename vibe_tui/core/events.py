@@ -12,9 +12,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 EVENT_TYPES: dict[str, type[Event]] = {}
+
+# The family of the tool that gave a result, so a view picks how to draw it (a terminal,
+# a diff, a file) from the event instead of from the text the model reads.
+ResultKind = Literal["file", "edit", "command", "terminal", "search", "repo_map", "mcp",
+                     "task", "other"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +135,9 @@ class ToolResult(Event):
     duration_s: float = 0.0
     diff: str | None = None
     exit_code: int | None = None
+    kind: ResultKind = "other"
+    # The tool's structured facts (a terminal's id, a path, an MCP server), JSON-safe.
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

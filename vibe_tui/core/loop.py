@@ -32,6 +32,7 @@ from vibe_tui.core.model import (
     stream_completion,
 )
 from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
+from vibe_tui.core.result_kind import json_safe, result_kind
 from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
 from vibe_tui.tools.task import current_runner
 
@@ -661,7 +662,9 @@ class AgentLoop:
         self._open_calls.pop(prepared.call_id, None)
         self.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
                   output=text, status=status, duration_s=round(duration, 4),
-                  diff=output.diff, exit_code=output.exit_code)
+                  diff=output.diff, exit_code=output.exit_code,
+                  kind=result_kind(prepared.tool, self.scope.tools.get(prepared.tool)),
+                  meta=json_safe(output.meta))
         self.session.call_log.tool_call(
             turn_id=self.turn_id, call_id=prepared.call_id, tool=prepared.tool,
             args=prepared.args, decision=prepared.decision, reason=prepared.reason,
@@ -682,7 +685,8 @@ class AgentLoop:
                 session.answer(pending.approval_id, "deny", by="interrupt")
         for call_id, tool in list(self._open_calls.items()):
             self.emit(ev.ToolResult, call_id=call_id, tool=tool, output=reason,
-                      status="interrupted")
+                      status="interrupted",
+                      kind=result_kind(tool, self.scope.tools.get(tool)))
             session.call_log.tool_call(
                 turn_id=self.turn_id, call_id=call_id, tool=tool, args={}, decision=None,
                 reason=None, answered_by=None, duration_s=0.0, status="interrupted",
