@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from vibe_tui.core.session import Session
 
 log = logging.getLogger(__name__)
+E = TypeVar("E", bound=ev.Event)
 
 EMPTY_ANSWER_PROMPT = (
     "Your last answer was empty. Continue the task: call a tool, or answer the user in words."
@@ -124,7 +125,7 @@ class PreparedCall:
 
 
 class TurnFailed(Exception):
-    def __init__(self, state: str, message: str) -> None:
+    def __init__(self, state: ev.TurnState, message: str) -> None:
         super().__init__(message)
         self.state = state
         self.message = message
@@ -155,21 +156,21 @@ class AgentLoop:
     def nested(self) -> bool:
         return self.scope.nested
 
-    def emit(self, cls: type[ev.Event], **fields: Any) -> ev.Event:
+    def emit(self, event: E) -> E:
         """Emit into the session's record; a sub-agent's events also build its history."""
-        event = self.session.emit(cls, parent_call_id=self.scope.parent_call_id, **fields)
+        event = self.session.emit(replace(event, parent_call_id=self.scope.parent_call_id))
         if self.nested:
             history.apply(self.scope.messages, event, self.scope.parent_call_id)
         return event
 
     async def run(self, prompt: str) -> None:
         session = self.session
-        session.emit(ev.TurnStarted, prompt=prompt)
+        session.emit(ev.TurnStarted(prompt=prompt))
         try:
             context = await self._first_turn_context(prompt)
         except asyncio.CancelledError:
             context = None  # interrupted while mapping: the prompt is still recorded
-        session.emit(ev.UserMessage, text=prompt, context=context)
+        session.emit(ev.UserMessage(text=prompt, context=context))
         try:
             state, message = await self._steps()
         except asyncio.CancelledError:
@@ -182,8 +183,8 @@ class AgentLoop:
             self._close_open_work(reason=f"internal error: {exc}")
             state, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
         if state == "failed" and message:
-            session.emit(ev.Error, message=message)
-        session.emit(ev.TurnEnded, state=state, message=message)
+            session.emit(ev.Error(message=message))
+        session.emit(ev.TurnEnded(state=state, message=message))
 
     async def _first_turn_context(self, prompt: str) -> str | None:
         """With ``repo_map_auto`` (resolved by ``Config.repo_map_first``), the first
@@ -207,7 +208,7 @@ class AgentLoop:
 
     async def run_nested(self, prompt: str) -> str:
         """Run as a sub-agent on ``prompt``; its final report. Raises ToolError on failure."""
-        self.emit(ev.UserMessage, text=prompt)
+        self.emit(ev.UserMessage(text=prompt))
         try:
             state, message = await self._steps()
         except asyncio.CancelledError:
@@ -228,14 +229,14 @@ class AgentLoop:
 
     # ---- steps ----------------------------------------------------------------------
 
-    async def _steps(self) -> tuple[str, str | None]:
+    async def _steps(self) -> tuple[ev.TurnState, str | None]:
         session = self.session
         steps = 0
         reprompted = False
         while True:
             if not self.nested:
                 for text in session.take_steering():
-                    self.emit(ev.UserMessage, text=text, steering=True)
+                    self.emit(ev.UserMessage(text=text, steering=True))
             if steps >= self.scope.max_steps:
                 return "limit", self._limit_message(steps)
             steps += 1
@@ -244,9 +245,9 @@ class AgentLoop:
             # was still searching when the limit came).
             last_call = steps == self.scope.max_steps
             if last_call:
-                self.emit(ev.UserMessage, text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE)
+                self.emit(ev.UserMessage(text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE))
             response = await self._call_model(words_only=last_call)
-            self.emit(ev.AssistantMessage, text=response.text, tool_calls=response.tool_calls)
+            self.emit(ev.AssistantMessage(text=response.text, tool_calls=response.tool_calls))
             self.final_text = response.text
             self._streamed = []
             self._record_usage(response, self.session.model)
@@ -265,7 +266,7 @@ class AgentLoop:
             if reprompted:
                 return "failed", _no_answer_reason(response, cut_off)
             reprompted = True
-            self.emit(ev.UserMessage, text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT)
+            self.emit(ev.UserMessage(text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT))
 
     def _limit_message(self, steps: int) -> str:
         return f"stopped after {steps} model calls (max_steps); send a message to continue"
@@ -318,8 +319,8 @@ class AgentLoop:
                 if not error.retryable or attempt == tries:
                     self._fail_model_call(error, settings.model)
                 delay = self._retry_delay(error, attempt)
-                self.emit(ev.Error, retrying=True, message=(
-                    f"{error.message} (retrying in {delay:.1f} s, try {attempt + 1} of {tries})"))
+                self.emit(ev.Error(retrying=True, message=(
+                    f"{error.message} (retrying in {delay:.1f} s, try {attempt + 1} of {tries})")))
                 await asyncio.sleep(delay)
                 continue
             self._log_model_call(settings.model, started, response, raw)
@@ -348,7 +349,7 @@ class AgentLoop:
     def _fail_model_call(self, error: ModelError, model: str) -> None:
         if error.kind == "stream_cut" and error.partial is not None:
             # Keep what arrived: the user saw it, and the history stays valid.
-            self.emit(ev.AssistantMessage, text=error.partial.text, partial=True)
+            self.emit(ev.AssistantMessage(text=error.partial.text, partial=True))
             self._streamed = []
         template = FAILURE_MESSAGES.get(error.kind, "the model call failed: {error}")
         raise TurnFailed("failed", template.format(model=model, error=error.message))
@@ -374,7 +375,7 @@ class AgentLoop:
             self._send_timer = None
         if self._unsent:
             self._last_sent = asyncio.get_running_loop().time()
-            self.emit(ev.TextDelta, text="".join(self._unsent))
+            self.emit(ev.TextDelta(text="".join(self._unsent)))
             self._unsent = []
 
     def _record_usage(self, response: ModelResponse, model: str) -> None:
@@ -383,9 +384,9 @@ class AgentLoop:
             cost = response_cost(model, response.prompt_tokens, response.completion_tokens)
             session.session_cost += cost or 0.0
             session.session_tokens += response.prompt_tokens + response.completion_tokens
-            self.emit(ev.Usage, model=model, prompt_tokens=response.prompt_tokens,
+            self.emit(ev.Usage(model=model, prompt_tokens=response.prompt_tokens,
                       completion_tokens=response.completion_tokens, cost=cost,
-                      session_cost=session.session_cost, session_tokens=session.session_tokens)
+                      session_cost=session.session_cost, session_tokens=session.session_tokens))
 
     def _log_model_call(self, model: str, started: float, response: ModelResponse | None,
                         estimate_raw: int | None, error: str | None = None,
@@ -435,10 +436,10 @@ class AgentLoop:
                                  reason=reason, focus=focus)
         if plan is None:
             return None
-        event = self.emit(ev.Compacted, reason=plan.reason, steps=plan.steps,
+        event = self.emit(ev.Compacted(reason=plan.reason, steps=plan.steps,
                           tokens_before=plan.tokens_before, tokens_after=plan.tokens_after,
                           window=window.tokens, stubs=plan.stubs, cuts=plan.cuts,
-                          summarised=plan.summarised, summary=plan.summary, focus=plan.focus)
+                          summarised=plan.summarised, summary=plan.summary, focus=plan.focus))
         scope.context.forget_prefix()  # applying the event rewrote the history in place
         if not self.nested:
             self._emit_context_usage(plan.tokens_after, window)
@@ -456,8 +457,8 @@ class AgentLoop:
         except ModelError as error:
             self._log_model_call(settings.model, started, None, None, error.message,
                                  purpose="compaction")
-            self.emit(ev.Notice, text=f"the summary could not be written ({error.message}); "
-                                      "a plain record of the earlier conversation replaces it")
+            self.emit(ev.Notice(text=f"the summary could not be written ({error.message}); "
+                                      "a plain record of the earlier conversation replaces it"))
             return None
         self._log_model_call(settings.model, started, response, None, purpose="compaction")
         self._record_usage(response, settings.model)
@@ -472,9 +473,9 @@ class AgentLoop:
         self._emit_context_usage(prompt + completion, self._window)
 
     def _emit_context_usage(self, tokens: int, window: ctx.Window) -> None:
-        self.emit(ev.ContextUsage, model=self.session.model, tokens=tokens,
+        self.emit(ev.ContextUsage(model=self.session.model, tokens=tokens,
                   window=window.tokens, percent=round(100 * tokens / max(1, window.tokens)),
-                  window_source=window.source, note=window.note)
+                  window_source=window.source, note=window.note))
 
     # ---- tool calls -----------------------------------------------------------------
 
@@ -501,8 +502,8 @@ class AgentLoop:
         prepared = PreparedCall(call["id"], name, args or {})
         self._open_calls[prepared.call_id] = name
         shown_args = args if args is not None else {"_raw": function.get("arguments", "")}
-        self.emit(ev.ToolCall, call_id=prepared.call_id, tool=name, args=shown_args,
-                  summary=summarise(name, shown_args))
+        self.emit(ev.ToolCall(call_id=prepared.call_id, tool=name, args=shown_args,
+                  summary=summarise(name, shown_args)))
         tool = self.scope.tools.get(name)
         if problem:
             prepared.error = f"{problem}. Arguments received: {function.get('arguments', '')[:300]}"
@@ -539,9 +540,9 @@ class AgentLoop:
         prepared.diff = diff
         approval = session.approvals.open(prepared.call_id, prepared.request, decision.grant)
         session.approval_scopes[approval.approval_id] = self.scope.parent_call_id
-        self.emit(ev.ApprovalRequested, approval_id=approval.approval_id,
+        self.emit(ev.ApprovalRequested(approval_id=approval.approval_id,
                   call_id=prepared.call_id, tool=prepared.tool, args=prepared.args,
-                  reason=decision.reason, grant=decision.grant, diff=diff)
+                  reason=decision.reason, grant=decision.grant, diff=diff))
         if session.interactive:
             prepared.approval = approval
             return
@@ -592,7 +593,7 @@ class AgentLoop:
                                 ok=False)
         finally:
             current_runner.reset(runner)
-        status = "ok" if output.ok else "error"
+        status: ev.ResultStatus = "ok" if output.ok else "error"
         await self._give_result(prepared, output, status, time.monotonic() - started)
 
     async def _run_tool(self, tool: Tool, prepared: PreparedCall) -> ToolOutput:
@@ -625,7 +626,8 @@ class AgentLoop:
     def _reads_only(prepared: PreparedCall) -> bool:
         return prepared.request is not None and prepared.request.kind == "read"
 
-    def _note_repeats(self, prepared: PreparedCall, status: str, output: ToolOutput) -> str:
+    def _note_repeats(self, prepared: PreparedCall, status: ev.ResultStatus,
+                      output: ToolOutput) -> str:
         """A hint for a call made before with the same arguments. Small models loop on
         one call (a sub-agent ran the same repo_map eleven times); a change to a file
         makes every earlier call worth trying again."""
@@ -649,7 +651,8 @@ class AgentLoop:
             return SAME_CALL_HINT
         return ""
 
-    async def _give_result(self, prepared: PreparedCall, output: ToolOutput, status: str,
+    async def _give_result(self, prepared: PreparedCall, output: ToolOutput,
+                           status: ev.ResultStatus,
                            duration: float = 0.0) -> None:
         text = output.text
         if len(text) > MAX_RESULT_CHARS:
@@ -660,11 +663,11 @@ class AgentLoop:
                                            self._window, text)
         text += self._note_repeats(prepared, status, output)
         self._open_calls.pop(prepared.call_id, None)
-        self.emit(ev.ToolResult, call_id=prepared.call_id, tool=prepared.tool,
+        self.emit(ev.ToolResult(call_id=prepared.call_id, tool=prepared.tool,
                   output=text, status=status, duration_s=round(duration, 4),
                   diff=output.diff, exit_code=output.exit_code,
                   kind=result_kind(prepared.tool, self.scope.tools.get(prepared.tool)),
-                  meta=json_safe(output.meta))
+                  meta=json_safe(output.meta)))
         self.session.call_log.tool_call(
             turn_id=self.turn_id, call_id=prepared.call_id, tool=prepared.tool,
             args=prepared.args, decision=prepared.decision, reason=prepared.reason,
@@ -678,15 +681,15 @@ class AgentLoop:
         """Leave a valid record: partial text kept, approvals denied, every call answered."""
         session = self.session
         if self._streamed:
-            self.emit(ev.AssistantMessage, text="".join(self._streamed), partial=True)
+            self.emit(ev.AssistantMessage(text="".join(self._streamed), partial=True))
             self._streamed = []
         for pending in session.approvals.pending():
             if not self.nested or pending.call_id in self._open_calls:
                 session.answer(pending.approval_id, "deny", by="interrupt")
         for call_id, tool in list(self._open_calls.items()):
-            self.emit(ev.ToolResult, call_id=call_id, tool=tool, output=reason,
+            self.emit(ev.ToolResult(call_id=call_id, tool=tool, output=reason,
                       status="interrupted",
-                      kind=result_kind(tool, self.scope.tools.get(tool)))
+                      kind=result_kind(tool, self.scope.tools.get(tool))))
             session.call_log.tool_call(
                 turn_id=self.turn_id, call_id=call_id, tool=tool, args={}, decision=None,
                 reason=None, answered_by=None, duration_s=0.0, status="interrupted",

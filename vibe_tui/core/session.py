@@ -10,12 +10,13 @@ line per model and tool call to its call log beside it. ``compact`` frees contex
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
@@ -26,7 +27,7 @@ from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
-from vibe_tui.core.events import Event
+from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
@@ -37,6 +38,7 @@ from vibe_tui.tools import default_tools
 from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
 from vibe_tui.tools.task import TaskTool
 
+E = TypeVar("E", bound=Event)
 _CLOSED = object()
 # How long a turn waits for MCP servers still starting before it goes on without them.
 MCP_TURN_WAIT_S = 15.0
@@ -120,8 +122,8 @@ class Session:
         # Views that print only this run's events start after the restored ones.
         self.restored_until: int | None = self._events[-1].id if past_events else None
         if not past_events:
-            self.emit(ev.SessionStarted, session_id=self.id, workspace=str(self.workspace),
-                      model=self.model, mode=self.mode)
+            self.emit(ev.SessionStarted(session_id=self.id, workspace=str(self.workspace),
+                      model=self.model, mode=self.mode))
 
     @classmethod
     def resume(cls, config: Config, workspace: Path, path: Path, **kwargs: Any) -> Session:
@@ -153,13 +155,13 @@ class Session:
 
         if self.mcp.starting:
             names = ", ".join(s.name for s in self.mcp.servers.values() if s.state == "starting")
-            self.emit(ev.Notice, text=f"waiting for MCP servers to start: {names}")
+            self.emit(ev.Notice(text=f"waiting for MCP servers to start: {names}"))
             try:
                 await self.mcp.wait_settled(MCP_TURN_WAIT_S)
             except asyncio.CancelledError:  # interrupted while waiting: the prompt is kept
-                self.emit(ev.TurnStarted, prompt=text)
-                self.emit(ev.UserMessage, text=text)
-                self.emit(ev.TurnEnded, state="interrupted", message=INTERRUPTED)
+                self.emit(ev.TurnStarted(prompt=text))
+                self.emit(ev.UserMessage(text=text))
+                self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
         await AgentLoop(self, turn_id).run(text)
 
@@ -169,7 +171,7 @@ class Session:
         if self._closed or self.mcp.started:
             return
         for problem in self.mcp.problems:
-            self.emit(ev.Notice, text=problem)
+            self.emit(ev.Notice(text=problem))
         self.mcp.start()
 
     def _mcp_changed(self, server: McpServer, note: str | None) -> None:
@@ -183,7 +185,7 @@ class Session:
         for tool in server.tools:
             self.tools.setdefault(tool.name, tool)
         if note and not self._closed:
-            self.emit(ev.Notice, text=note)
+            self.emit(ev.Notice(text=note))
 
     def interrupt(self) -> bool:
         """Stop the running turn: its processes are killed, its approvals denied, every
@@ -198,8 +200,8 @@ class Session:
         self._turn_task.cancel()
         return True
 
-    def answer(self, approval_id: str, decision: str, *, note: str | None = None,
-               by: str = "user", hunks: list[int] | None = None,
+    def answer(self, approval_id: str, decision: ApprovalDecision, *, note: str | None = None,
+               by: AnsweredBy = "user", hunks: list[int] | None = None,
                mode: Mode | None = None) -> AnswerOutcome:
         """Settle an approval. For an edit, ``hunks`` names the hunks of its diff to apply
         (None: all). ``mode`` switches the session's mode with the answer (``a`` on an
@@ -210,20 +212,24 @@ class Session:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if hunks is not None and not all(isinstance(h, int) and h >= 0 for h in hunks):
             raise ValueError("hunks must be a list of hunk indexes (0 or more)")
+        return self._settle(approval_id, Answer(decision, by, note, hunks), mode)
+
+    def _settle(self, approval_id: str, answer: Answer,
+                mode: Mode | None = None) -> AnswerOutcome:
         pending = self.approvals.get(approval_id)
-        outcome = self.approvals.settle(approval_id, Answer(decision, by, note, hunks))
+        outcome = self.approvals.settle(approval_id, answer)
         if outcome.accepted and pending is not None:
-            self.emit(ev.ApprovalResolved, approval_id=approval_id, call_id=pending.call_id,
-                      decision=decision, by=by, note=note, hunks=hunks,
-                      parent_call_id=self.approval_scopes.pop(approval_id, None))
-            if decision == "always" and pending.grant:
+            self.emit(ev.ApprovalResolved(
+                approval_id=approval_id, call_id=pending.call_id, decision=answer.decision,
+                by=answer.by, note=answer.note, hunks=answer.hunks,
+                covered_by=answer.covered_by,
+                parent_call_id=self.approval_scopes.pop(approval_id, None)))
+            if answer.decision == "always" and pending.grant:
                 self.grants.add(pending.grant)
-                self._settle_covered(by)
+                self._settle_covered(answer.by, "always")
             if mode is not None and mode != self.mode:
                 self.set_mode(mode)
-                for other in self.approvals.pending():  # what the new mode no longer asks
-                    if self.decide(other.request).action == "allow":
-                        self.answer(other.approval_id, "allow", by=f"{by} ({mode})")
+                self._settle_covered(answer.by, mode)  # what the new mode no longer asks
         return outcome
 
     async def revert(self, rel: str, hunk: int | None = None) -> str:
@@ -235,7 +241,7 @@ class Session:
         # Steering is what the loop reads before its next model call (or the next turn's
         # first): exactly when the model must hear of it.
         self._steering.extend(self.changes.take_notes())
-        self.emit(ev.Notice, text=f"reverted: {done}")
+        self.emit(ev.Notice(text=f"reverted: {done}"))
         return done
 
     async def rewind(self, turn_id: int) -> list[str]:
@@ -254,7 +260,7 @@ class Session:
         self._steering.append(f"[vibe-tui: the user restored files to how they were before "
                               f"turn {turn_id}: {'; '.join(lines)}. Read a file again before "
                               "editing it.]")
-        self.emit(ev.Notice, text=f"rewound to before turn {turn_id}: " + "; ".join(lines))
+        self.emit(ev.Notice(text=f"rewound to before turn {turn_id}: " + "; ".join(lines)))
         return lines
 
     async def events(self, after: int | None = None) -> AsyncIterator[Event]:
@@ -306,13 +312,13 @@ class Session:
             self._compact_request = (focus,)
             return None
         if not self.model:
-            self.emit(ev.Notice, text="no model is configured: nothing can write a summary")
+            self.emit(ev.Notice(text="no model is configured: nothing can write a summary"))
             return None
         from vibe_tui.core.loop import AgentLoop
 
         event = await AgentLoop(self, self._turn_id).compact("manual", focus)
         if event is None:
-            self.emit(ev.Notice, text="nothing to compact yet: the conversation is short")
+            self.emit(ev.Notice(text="nothing to compact yet: the conversation is short"))
         return event
 
     def take_compact_request(self) -> tuple[str | None] | None:
@@ -325,13 +331,13 @@ class Session:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if mode != self.mode:
             self.mode = mode
-            self.emit(ev.ModeChanged, mode=mode)
+            self.emit(ev.ModeChanged(mode=mode))
 
     def set_model(self, model: str) -> None:
         """Applies from the next model call; the history is kept."""
         if model and model != self.model:
             self.model = model
-            self.emit(ev.ModelChanged, model=model)
+            self.emit(ev.ModelChanged(model=model))
 
     def configure(self, **overrides: Any) -> None:
         """Change settings (endpoint, key, temperature, window...) from the next model call;
@@ -420,10 +426,12 @@ class Session:
 
     # ---- recording ------------------------------------------------------------------
 
-    def emit(self, cls: type[Event], *, turn_id: int | None = None, **fields: Any) -> Event:
-        """Create the next event, keep it, log it, apply it to the conversation, fan it out."""
-        event = cls(id=self._next_id, turn_id=self._turn_id if turn_id is None else turn_id,
-                    ts=time.time(), **fields)
+    def emit(self, event: E, *, turn_id: int | None = None) -> E:
+        """Number the event (in the running turn unless ``turn_id`` says otherwise), keep
+        it, log it, apply it to the conversation, fan it out."""
+        event = dataclasses.replace(
+            event, id=self._next_id, ts=time.time(),
+            turn_id=self._turn_id if turn_id is None else turn_id)
         self._next_id += 1
         self._events.append(event)
         if self._store:
@@ -461,8 +469,8 @@ class Session:
             if event.grant:
                 self._restored_grants[event.approval_id] = event.grant
             return
-        self.approvals.recorded(event.approval_id,
-                                Answer(event.decision, event.by, event.note, event.hunks))
+        self.approvals.recorded(event.approval_id, Answer(
+            event.decision, event.by, event.note, event.hunks, event.covered_by))
         # "Always" lasts for the session, and a resumed session is the same session.
         grant = self._restored_grants.pop(event.approval_id, None)
         if grant and event.decision == "always":
@@ -475,27 +483,29 @@ class Session:
         open_turn = _open_turn(self._events)
         if open_turn is not None:
             for approval in _unresolved_approvals(self._events, open_turn):
-                self._restore_approval(self.emit(
-                    ev.ApprovalResolved, turn_id=open_turn,
+                self._restore_approval(self.emit(ev.ApprovalResolved(
                     approval_id=approval.approval_id, call_id=approval.call_id,
                     decision="deny", by="interrupt", note=STOPPED_TURN,
-                    parent_call_id=approval.parent_call_id))
+                    parent_call_id=approval.parent_call_id), turn_id=open_turn))
             for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
-                self.emit(ev.ToolResult, turn_id=open_turn, call_id=call_id, tool=tool,
-                          output=history.UNFINISHED_CALL, status="interrupted",
-                          parent_call_id=parent)
-            self.emit(ev.TurnEnded, turn_id=open_turn, state="interrupted", message=STOPPED_TURN)
+                self.emit(ev.ToolResult(call_id=call_id, tool=tool,
+                                        output=history.UNFINISHED_CALL, status="interrupted",
+                                        parent_call_id=parent), turn_id=open_turn)
+            self.emit(ev.TurnEnded(state="interrupted", message=STOPPED_TURN),
+                      turn_id=open_turn)
         if config.mode != "default" and config.mode != self.mode:
             self.set_mode(config.mode)  # asked for explicitly, so it wins over the file
         recorded_model = _recorded_model(self._events)
         if self.model and self.model != recorded_model:
-            self.emit(ev.ModelChanged, model=self.model)
+            self.emit(ev.ModelChanged(model=self.model))
 
-    def _settle_covered(self, by: str) -> None:
-        """After an "always" grant, other waiting approvals it covers are allowed too."""
+    def _settle_covered(self, by: AnsweredBy, covered_by: CoveredBy) -> None:
+        """After an "always" grant or a mode switch, other waiting approvals it covers are
+        allowed too."""
         for pending in self.approvals.pending():
             if self.decide(pending.request).action == "allow":
-                self.answer(pending.approval_id, "allow", by=f"{by} (always)")
+                self._settle(pending.approval_id,
+                             Answer("allow", by, covered_by=covered_by))
 
 
 def _provider(model: str) -> str:
