@@ -17,13 +17,14 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core import model as model_adapter
 from vibe_tui.core.approvals import Answer, PendingApproval
+from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import (
     ModelError,
     ModelResponse,
@@ -35,9 +36,6 @@ from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
 from vibe_tui.core.result_kind import json_safe, result_kind
 from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
 from vibe_tui.tools.task import current_runner
-
-if TYPE_CHECKING:
-    from vibe_tui.core.session import Session
 
 log = logging.getLogger(__name__)
 E = TypeVar("E", bound=ev.Event)
@@ -132,11 +130,11 @@ class TurnFailed(Exception):
 
 
 class AgentLoop:
-    def __init__(self, session: Session, turn_id: int, scope: Scope | None = None) -> None:
-        self.session = session
+    def __init__(self, host: LoopHost, turn_id: int, scope: Scope) -> None:
+        self.host = host
         self.turn_id = turn_id
-        self.config = session.config
-        self.scope = scope or session.main_scope()
+        self.config = host.config
+        self.scope = scope
         # Built once per turn, in a fixed order: the request prefix stays byte-identical.
         self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
         self.final_text = ""
@@ -158,19 +156,19 @@ class AgentLoop:
 
     def emit(self, event: E) -> E:
         """Emit into the session's record; a sub-agent's events also build its history."""
-        event = self.session.emit(replace(event, parent_call_id=self.scope.parent_call_id))
+        event = self.host.emit(replace(event, parent_call_id=self.scope.parent_call_id))
         if self.nested:
             history.apply(self.scope.messages, event, self.scope.parent_call_id)
         return event
 
     async def run(self, prompt: str) -> None:
-        session = self.session
-        session.emit(ev.TurnStarted(prompt=prompt))
+        host = self.host
+        host.emit(ev.TurnStarted(prompt=prompt))
         try:
             context = await self._first_turn_context(prompt)
         except asyncio.CancelledError:
             context = None  # interrupted while mapping: the prompt is still recorded
-        session.emit(ev.UserMessage(text=prompt, context=context))
+        host.emit(ev.UserMessage(text=prompt, context=context))
         try:
             state, message = await self._steps()
         except asyncio.CancelledError:
@@ -183,8 +181,8 @@ class AgentLoop:
             self._close_open_work(reason=f"internal error: {exc}")
             state, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
         if state == "failed" and message:
-            session.emit(ev.Error(message=message))
-        session.emit(ev.TurnEnded(state=state, message=message))
+            host.emit(ev.Error(message=message))
+        host.emit(ev.TurnEnded(state=state, message=message))
 
     async def _first_turn_context(self, prompt: str) -> str | None:
         """With ``repo_map_auto`` (resolved by ``Config.repo_map_first``), the first
@@ -194,12 +192,12 @@ class AgentLoop:
             return None
         from vibe_tui.tools.repo_map import first_request_overview
 
-        window = await self.scope.context.window(self.session.model)
+        window = await self.scope.context.window(self.host.model)
         # A small window keeps most of its room for the work itself.
         budget = min(self.config.repo_map_tokens, window.tokens // 16)
         try:
             text = await asyncio.wait_for(asyncio.to_thread(
-                first_request_overview, self.session.workspace, budget, prompt),
+                first_request_overview, self.host.workspace, budget, prompt),
                 REPO_MAP_TIMEOUT_S)
         except (asyncio.TimeoutError, OSError, ValueError) as exc:
             log.warning("no repo map for the first request: %r", exc)
@@ -230,12 +228,12 @@ class AgentLoop:
     # ---- steps ----------------------------------------------------------------------
 
     async def _steps(self) -> tuple[ev.TurnState, str | None]:
-        session = self.session
+        host = self.host
         steps = 0
         reprompted = False
         while True:
             if not self.nested:
-                for text in session.take_steering():
+                for text in host.take_steering():
                     self.emit(ev.UserMessage(text=text, steering=True))
             if steps >= self.scope.max_steps:
                 return "limit", self._limit_message(steps)
@@ -250,7 +248,7 @@ class AgentLoop:
             self.emit(ev.AssistantMessage(text=response.text, tool_calls=response.tool_calls))
             self.final_text = response.text
             self._streamed = []
-            self._record_usage(response, self.session.model)
+            self._record_usage(response, self.host.model)
             if not self.nested:
                 self._report_context(response)
             if response.tool_calls:
@@ -258,7 +256,7 @@ class AgentLoop:
                 continue
             if last_call and (not self.nested or not response.text.strip()):
                 return "limit", self._limit_message(steps)
-            if not self.nested and session.has_steering():
+            if not self.nested and host.has_steering():
                 continue
             cut_off = response.finish_reason == "length"
             if response.text.strip() and not cut_off:
@@ -278,8 +276,8 @@ class AgentLoop:
             self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
 
     async def _call_model(self, words_only: bool = False) -> ModelResponse:
-        session = self.session
-        settings = session.model_settings()
+        host = self.host
+        settings = host.model_settings()
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
@@ -379,14 +377,15 @@ class AgentLoop:
             self._unsent = []
 
     def _record_usage(self, response: ModelResponse, model: str) -> None:
-        session = self.session
+        host = self.host
         if response.prompt_tokens or response.completion_tokens:
             cost = response_cost(model, response.prompt_tokens, response.completion_tokens)
-            session.session_cost += cost or 0.0
-            session.session_tokens += response.prompt_tokens + response.completion_tokens
+            tokens = response.prompt_tokens + response.completion_tokens
+            # The totals ride on the event; the host's state takes them from there.
             self.emit(ev.Usage(model=model, prompt_tokens=response.prompt_tokens,
-                      completion_tokens=response.completion_tokens, cost=cost,
-                      session_cost=session.session_cost, session_tokens=session.session_tokens))
+                               completion_tokens=response.completion_tokens, cost=cost,
+                               session_cost=host.state.cost + (cost or 0.0),
+                               session_tokens=host.state.tokens + tokens))
 
     def _log_model_call(self, model: str, started: float, response: ModelResponse | None,
                         estimate_raw: int | None, error: str | None = None,
@@ -396,7 +395,7 @@ class AgentLoop:
         if response.prompt_tokens or response.completion_tokens:
             cost = response_cost(model, response.prompt_tokens, response.completion_tokens)
         estimate = None if estimate_raw is None else self.scope.context.estimate(estimate_raw)
-        self.session.call_log.model_call(
+        self.host.call_log.model_call(
             turn_id=self.turn_id, model=model,
             purpose=purpose or ("subagent" if self.nested else "turn"),
             latency_s=time.monotonic() - started, first_token_s=response.first_token_s,
@@ -413,7 +412,7 @@ class AgentLoop:
         tracker = scope.context
         self._window = await tracker.window(model)
         raw = await tracker.measure(model, scope.system_prompt, self.schemas, scope.messages)
-        asked = None if self.nested else self.session.take_compact_request()
+        asked = None if self.nested else self.host.take_compact_request()
         if asked is not None:
             compacted = await self.compact("manual", asked[0])
         elif tracker.estimate(raw) > tracker.budget(self._window).threshold:
@@ -428,7 +427,7 @@ class AgentLoop:
         """Free room in this scope's conversation; the Compacted event, or None when there
         was nothing to do."""
         scope = self.scope
-        model = self.session.model
+        model = self.host.model
         window = self._window = await scope.context.window(model)
         plan = await ctx.compact(scope.context, model=model, window=window,
                                  system=scope.system_prompt, tools=self.schemas,
@@ -447,8 +446,8 @@ class AgentLoop:
 
     async def _summarise(self, request: list[history.Message]) -> str | None:
         """One model call that writes a summary (not streamed to the views)."""
-        window = self._window or await self.scope.context.window(self.session.model)
-        settings = self.session.compaction_settings(
+        window = self._window or await self.scope.context.window(self.host.model)
+        settings = self.host.compaction_settings(
             self.scope.context.budget(window).summary_tokens)
         started = time.monotonic()
         try:
@@ -473,7 +472,7 @@ class AgentLoop:
         self._emit_context_usage(prompt + completion, self._window)
 
     def _emit_context_usage(self, tokens: int, window: ctx.Window) -> None:
-        self.emit(ev.ContextUsage(model=self.session.model, tokens=tokens,
+        self.emit(ev.ContextUsage(model=self.host.model, tokens=tokens,
                   window=window.tokens, percent=round(100 * tokens / max(1, window.tokens)),
                   window_source=window.source, note=window.note))
 
@@ -516,14 +515,14 @@ class AgentLoop:
 
     async def _check(self, prepared: PreparedCall, tool) -> None:
         """Precheck, policy, and for an ask the preview and the open approval."""
-        session = self.session
+        host = self.host
         tool_context = self.scope.tool_context
         try:
             prepared.request = tool.precheck(prepared.args, tool_context)
         except ToolError as error:
             prepared.error = str(error)
             return
-        decision = session.decide(prepared.request)
+        decision = host.decide(prepared.request)
         prepared.decision, prepared.reason = decision.action, decision.reason
         if decision.action == "deny":
             prepared.denied = f"denied: {decision.reason}"
@@ -538,15 +537,14 @@ class AgentLoop:
             prepared.error = str(error)  # it would fail anyway: no need to ask
             return
         prepared.diff = diff
-        approval = session.approvals.open(prepared.call_id, prepared.request, decision.grant)
-        session.approval_scopes[approval.approval_id] = self.scope.parent_call_id
+        approval = host.ask(prepared.call_id, prepared.request, decision.grant)
         self.emit(ev.ApprovalRequested(approval_id=approval.approval_id,
                   call_id=prepared.call_id, tool=prepared.tool, args=prepared.args,
                   reason=decision.reason, grant=decision.grant, diff=diff))
-        if session.interactive:
+        if host.interactive:
             prepared.approval = approval
             return
-        session.answer(approval.approval_id, "deny", by="headless")
+        host.answer(approval.approval_id, "deny", by="headless")
         prepared.answered_by = "headless"
         prepared.denied = (f"denied: this call needs approval ({decision.reason}) and nobody "
                            "can answer in headless mode; it did not run. The user can allow it "
@@ -601,10 +599,10 @@ class AgentLoop:
         screen's diffs and reverts), and only the hunks the user kept are applied."""
         tool_context = self.scope.tool_context
         paths = prepared.request.paths if prepared.request and prepared.request.kind == "edit" else ()
-        changes = self.session.changes
+        changes = self.host.changes
         if paths:
             await asyncio.to_thread(changes.remember, paths)
-            await asyncio.to_thread(self.session.checkpoints.keep, self.turn_id, paths)
+            await asyncio.to_thread(self.host.checkpoints.keep, self.turn_id, paths)
         try:
             run_hunks = getattr(tool, "run_hunks", None)
             if prepared.hunks is not None and run_hunks is not None:
@@ -616,9 +614,7 @@ class AgentLoop:
 
     def _subagent_runner(self, call_id: str):
         async def run(prompt: str) -> str:
-            from vibe_tui.core.subagent import run_subagent  # it builds on this module
-
-            return await run_subagent(self.session, self.turn_id, call_id, prompt)
+            return await self.host.run_subagent(self.turn_id, call_id, prompt)
 
         return None if self.nested else run  # a sub-agent starts no sub-agents
 
@@ -659,7 +655,7 @@ class AgentLoop:
             cut = len(text) - MAX_RESULT_CHARS
             text = text[:MAX_RESULT_CHARS] + f"\n[... {cut} characters cut ...]"
         if self._window is not None:
-            text = await ctx.capped_output(self.scope.context, self.session.model,
+            text = await ctx.capped_output(self.scope.context, self.host.model,
                                            self._window, text)
         text += self._note_repeats(prepared, status, output)
         self._open_calls.pop(prepared.call_id, None)
@@ -668,7 +664,7 @@ class AgentLoop:
                   diff=output.diff, exit_code=output.exit_code,
                   kind=result_kind(prepared.tool, self.scope.tools.get(prepared.tool)),
                   meta=json_safe(output.meta)))
-        self.session.call_log.tool_call(
+        self.host.call_log.tool_call(
             turn_id=self.turn_id, call_id=prepared.call_id, tool=prepared.tool,
             args=prepared.args, decision=prepared.decision, reason=prepared.reason,
             answered_by=prepared.answered_by, duration_s=duration, status=status,
@@ -679,18 +675,18 @@ class AgentLoop:
 
     def _close_open_work(self, reason: str = INTERRUPTED) -> None:
         """Leave a valid record: partial text kept, approvals denied, every call answered."""
-        session = self.session
+        host = self.host
         if self._streamed:
             self.emit(ev.AssistantMessage(text="".join(self._streamed), partial=True))
             self._streamed = []
-        for pending in session.approvals.pending():
+        for pending in host.pending_approvals():
             if not self.nested or pending.call_id in self._open_calls:
-                session.answer(pending.approval_id, "deny", by="interrupt")
+                host.answer(pending.approval_id, "deny", by="interrupt")
         for call_id, tool in list(self._open_calls.items()):
             self.emit(ev.ToolResult(call_id=call_id, tool=tool, output=reason,
                       status="interrupted",
                       kind=result_kind(tool, self.scope.tools.get(tool))))
-            session.call_log.tool_call(
+            host.call_log.tool_call(
                 turn_id=self.turn_id, call_id=call_id, tool=tool, args={}, decision=None,
                 reason=None, answered_by=None, duration_s=0.0, status="interrupted",
                 exit_code=None, output_chars=len(reason),

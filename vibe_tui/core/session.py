@@ -22,16 +22,25 @@ from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.agents_md import Memory, load_memory
-from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook
+from vibe_tui.core.approvals import (
+    DECISIONS,
+    Answer,
+    AnswerOutcome,
+    ApprovalBook,
+    PendingApproval,
+)
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
+from vibe_tui.core.loop import INTERRUPTED, AgentLoop, Scope
 from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
+from vibe_tui.core.state import SessionState
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
+from vibe_tui.core.subagent import run_subagent
 from vibe_tui.policy.types import Decision, PolicyContext
 from vibe_tui.policy.types import MODES, Mode
 from vibe_tui.tools import default_tools
@@ -82,9 +91,8 @@ class Session:
             hide_paths=tuple(config.sandbox_hide),
             read_deny=tuple(config.deny),
         )
-        self.mode: Mode = config.mode
-        self.model: str = config.model or ""
-        self.grants: set[str] = set()
+        # Cost, mode, model, grants: derived from the events, live and on resume alike.
+        self.state = SessionState(mode=config.mode, model=config.model or "")
         self.approvals = ApprovalBook()
         # What the agent's edits changed since the session started (/diff, reverts).
         self.changes = ChangeRecord(self.workspace)
@@ -93,12 +101,7 @@ class Session:
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
         self.context = ContextTracker(config)
-        self.context_usage: ev.ContextUsage | None = None  # the latest, for a status bar
-        # Which sub-agent (parent call id) opened each approval, to tag its resolution.
-        self.approval_scopes: dict[str, str | None] = {}
         self._compact_request: tuple[str | None] | None = None
-        self.session_cost = 0.0
-        self.session_tokens = 0
         self._events: list[Event] = []
         self._subscribers: set[asyncio.Queue] = set()
         self._next_id = 1
@@ -114,7 +117,6 @@ class Session:
                                 self.id)
         self.checkpoints = Checkpoints(
             self.workspace, self._store.path.with_suffix(".checkpoints") if self._store else None)
-        self._restored_grants: dict[str, str] = {}  # approval id -> grant, while replaying
         for event in past_events or []:
             self._restore(event)
         if past_events:
@@ -151,8 +153,6 @@ class Session:
     async def _run_turn(self, turn_id: int, text: str) -> None:
         """One turn. While MCP servers are still starting it first waits for them (a
         bounded while), so the model's first call already lists their tools."""
-        from vibe_tui.core.loop import INTERRUPTED, AgentLoop  # it needs the session's types
-
         if self.mcp.starting:
             names = ", ".join(s.name for s in self.mcp.servers.values() if s.state == "starting")
             self.emit(ev.Notice(text=f"waiting for MCP servers to start: {names}"))
@@ -163,7 +163,7 @@ class Session:
                 self.emit(ev.UserMessage(text=text))
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        await AgentLoop(self, turn_id).run(text)
+        await AgentLoop(self, turn_id, self.main_scope()).run(text)
 
     def start_mcp(self) -> None:
         """Start the configured MCP servers in the background, once (views call this after
@@ -219,14 +219,14 @@ class Session:
         pending = self.approvals.get(approval_id)
         outcome = self.approvals.settle(approval_id, answer)
         if outcome.accepted and pending is not None:
+            asked = self.state.open_approvals.get(approval_id)
             self.emit(ev.ApprovalResolved(
                 approval_id=approval_id, call_id=pending.call_id, decision=answer.decision,
                 by=answer.by, note=answer.note, hunks=answer.hunks,
                 covered_by=answer.covered_by,
-                parent_call_id=self.approval_scopes.pop(approval_id, None)))
+                parent_call_id=asked.parent_call_id if asked else None))
             if answer.decision == "always" and pending.grant:
-                self.grants.add(pending.grant)
-                self._settle_covered(answer.by, "always")
+                self._settle_covered(answer.by, "always")  # the grant is in self.state now
             if mode is not None and mode != self.mode:
                 self.set_mode(mode)
                 self._settle_covered(answer.by, mode)  # what the new mode no longer asks
@@ -282,6 +282,30 @@ class Session:
     # ---- state views read -----------------------------------------------------------
 
     @property
+    def mode(self) -> Mode:
+        return self.state.mode
+
+    @property
+    def model(self) -> str:
+        return self.state.model
+
+    @property
+    def grants(self) -> set[str]:
+        return self.state.grants
+
+    @property
+    def session_cost(self) -> float:
+        return self.state.cost
+
+    @property
+    def session_tokens(self) -> int:
+        return self.state.tokens
+
+    @property
+    def context_usage(self) -> ev.ContextUsage | None:
+        return self.state.context_usage
+
+    @property
     def running(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
@@ -314,9 +338,7 @@ class Session:
         if not self.model:
             self.emit(ev.Notice(text="no model is configured: nothing can write a summary"))
             return None
-        from vibe_tui.core.loop import AgentLoop
-
-        event = await AgentLoop(self, self._turn_id).compact("manual", focus)
+        event = await AgentLoop(self, self._turn_id, self.main_scope()).compact("manual", focus)
         if event is None:
             self.emit(ev.Notice(text="nothing to compact yet: the conversation is short"))
         return event
@@ -330,13 +352,11 @@ class Session:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if mode != self.mode:
-            self.mode = mode
             self.emit(ev.ModeChanged(mode=mode))
 
     def set_model(self, model: str) -> None:
         """Applies from the next model call; the history is kept."""
         if model and model != self.model:
-            self.model = model
             self.emit(ev.ModelChanged(model=model))
 
     def configure(self, **overrides: Any) -> None:
@@ -376,10 +396,8 @@ class Session:
         return (system_prompt(self.workspace, self.memory.prompt, self.config.subagents_on)
                 + self._sandbox_note)
 
-    def main_scope(self):
+    def main_scope(self) -> Scope:
         """What the main agent works with (a sub-agent gets a scope of its own)."""
-        from vibe_tui.core.loop import Scope
-
         tools = self.tools
         # A copy: an MCP server that becomes ready mid-turn joins at the next turn here.
         if not self.config.subagents_on and "task" in tools:
@@ -397,6 +415,15 @@ class Session:
         from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
 
         return decide(request, self.policy_context())
+
+    def ask(self, call_id: str, request: ToolRequest, grant: str | None) -> PendingApproval:
+        return self.approvals.open(call_id, request, grant)
+
+    def pending_approvals(self) -> list[PendingApproval]:
+        return self.approvals.pending()
+
+    async def run_subagent(self, turn_id: int, parent_call_id: str, prompt: str) -> str:
+        return await run_subagent(self, turn_id, parent_call_id, prompt)
 
     def take_steering(self) -> list[str]:
         taken, self._steering = self._steering, []
@@ -436,9 +463,7 @@ class Session:
         self._events.append(event)
         if self._store:
             self._store.append(event)
-        history.apply(self.messages, event)
-        if isinstance(event, ev.ContextUsage):
-            self.context_usage = event
+        self._take_in(event)
         for queue in self._subscribers:
             queue.put_nowait(event)
         return event
@@ -448,33 +473,17 @@ class Session:
         self._events.append(event)
         self._next_id = max(self._next_id, event.id + 1)
         self._turn_id = max(self._turn_id, event.turn_id)
-        history.apply(self.messages, event)
-        if isinstance(event, (ev.ModeChanged, ev.SessionStarted)) and event.mode in MODES:
-            self.mode = event.mode  # type: ignore[assignment]
-        if isinstance(event, ev.ModelChanged) and not self.config.model:
-            self.model = event.model
-        elif isinstance(event, ev.SessionStarted) and not self.config.model:
-            self.model = event.model or self.model
-        elif isinstance(event, ev.Usage):
-            self.session_cost = event.session_cost
-            self.session_tokens = event.session_tokens
-        elif isinstance(event, ev.ContextUsage):
-            self.context_usage = event
-        elif isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved)):
-            self._restore_approval(event)
+        self._take_in(event)
 
-    def _restore_approval(self, event: ev.ApprovalRequested | ev.ApprovalResolved) -> None:
+    def _take_in(self, event: Event) -> None:
+        """What an event changes, the same for a live one and a replayed one."""
+        self.state.apply(event)
+        history.apply(self.messages, event)
         if isinstance(event, ev.ApprovalRequested):
             self.approvals.recorded(event.approval_id)
-            if event.grant:
-                self._restored_grants[event.approval_id] = event.grant
-            return
-        self.approvals.recorded(event.approval_id, Answer(
-            event.decision, event.by, event.note, event.hunks, event.covered_by))
-        # "Always" lasts for the session, and a resumed session is the same session.
-        grant = self._restored_grants.pop(event.approval_id, None)
-        if grant and event.decision == "always":
-            self.grants.add(grant)
+        elif isinstance(event, ev.ApprovalResolved):
+            self.approvals.recorded(event.approval_id, Answer(
+                event.decision, event.by, event.note, event.hunks, event.covered_by))
 
     def _settle_restored(self, config: Config) -> None:
         """After replaying a file: close what a crash (even SIGKILL) left open, so views see
@@ -482,11 +491,12 @@ class Session:
         run's settings differ from the file's (a model or a mode chosen on the command line)."""
         open_turn = _open_turn(self._events)
         if open_turn is not None:
-            for approval in _unresolved_approvals(self._events, open_turn):
-                self._restore_approval(self.emit(ev.ApprovalResolved(
+            for approval in [a for a in self.state.open_approvals.values()
+                             if a.turn_id == open_turn]:
+                self.emit(ev.ApprovalResolved(
                     approval_id=approval.approval_id, call_id=approval.call_id,
                     decision="deny", by="interrupt", note=STOPPED_TURN,
-                    parent_call_id=approval.parent_call_id), turn_id=open_turn))
+                    parent_call_id=approval.parent_call_id), turn_id=open_turn)
             for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
                 self.emit(ev.ToolResult(call_id=call_id, tool=tool,
                                         output=history.UNFINISHED_CALL, status="interrupted",
@@ -495,9 +505,8 @@ class Session:
                       turn_id=open_turn)
         if config.mode != "default" and config.mode != self.mode:
             self.set_mode(config.mode)  # asked for explicitly, so it wins over the file
-        recorded_model = _recorded_model(self._events)
-        if self.model and self.model != recorded_model:
-            self.emit(ev.ModelChanged(model=self.model))
+        if config.model and config.model != self.model:
+            self.emit(ev.ModelChanged(model=config.model))  # the command line's, as for mode
 
     def _settle_covered(self, by: AnsweredBy, covered_by: CoveredBy) -> None:
         """After an "always" grant or a mode switch, other waiting approvals it covers are
@@ -521,12 +530,6 @@ def _open_turn(events: list[Event]) -> int | None:
     return started[-1] if started[-1] not in ended else None
 
 
-def _unresolved_approvals(events: list[Event], turn_id: int) -> list[ev.ApprovalRequested]:
-    resolved = {e.approval_id for e in events if isinstance(e, ev.ApprovalResolved)}
-    return [e for e in events if isinstance(e, ev.ApprovalRequested)
-            and e.turn_id == turn_id and e.approval_id not in resolved]
-
-
 def _unanswered_calls(events: list[Event], turn_id: int) -> list[tuple[str, str, str | None]]:
     """(call id, tool, parent call id) of every call of the turn that has no result, in the
     order they were made: announced calls, and calls a response asked for that never ran."""
@@ -543,14 +546,6 @@ def _unanswered_calls(events: list[Event], turn_id: int) -> list[tuple[str, str,
             calls.setdefault(event.call_id, (event.tool, event.parent_call_id))
     return [(cid, tool, parent) for cid, (tool, parent) in calls.items()
             if cid and cid not in answered]
-
-
-def _recorded_model(events: list[Event]) -> str:
-    model = ""
-    for event in events:
-        if isinstance(event, (ev.SessionStarted, ev.ModelChanged)):
-            model = event.model
-    return model
 
 
 def sandbox_note(ctx: ToolContext, network: bool) -> str:
