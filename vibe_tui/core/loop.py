@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from vibe_tui.core import compaction
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
@@ -429,7 +430,7 @@ class AgentLoop:
         scope = self.scope
         model = self.host.model
         window = self._window = await scope.context.window(model)
-        plan = await ctx.compact(scope.context, model=model, window=window,
+        plan = await compaction.compact(scope.context, model=model, window=window,
                                  system=scope.system_prompt, tools=self.schemas,
                                  messages=scope.messages, summarise=self._summarise,
                                  reason=reason, focus=focus)
