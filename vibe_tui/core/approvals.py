@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-
 from typing import get_args
 
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
 import re
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from vibe_tui.policy.types import Mode

@@ -13,30 +13,32 @@ event it emits with the parent call's id.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from dataclasses import replace
+from typing import TypeVar
 
-from vibe_tui.core import compaction
+from vibe_tui.core import compaction, history
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
-from vibe_tui.core import history
 from vibe_tui.core import model as model_adapter
-from vibe_tui.core.approvals import Answer, PendingApproval
+from vibe_tui.core.deltas import DeltaThrottle
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import (
     ModelError,
     ModelResponse,
-    describe_arguments,
     response_cost,
     stream_completion,
 )
 from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
-from vibe_tui.core.result_kind import json_safe, result_kind
-from vibe_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolRequest, schema_of
-from vibe_tui.tools.task import current_runner
+from vibe_tui.core.repeats import RepeatGuard
+from vibe_tui.core.result_kind import result_kind
+from vibe_tui.core.scope import Scope
+from vibe_tui.core.tool_calls import ToolCallPipeline
+from vibe_tui.tools.base import (
+    ToolError,
+    schema_of,
+)
 
 log = logging.getLogger(__name__)
 E = TypeVar("E", bound=ev.Event)
@@ -48,26 +50,8 @@ CUT_OFF_PROMPT = (
     "[vibe-tui: your answer was cut off at the output limit. Do not repeat it. Continue the "
     "task with one tool call, or give a short final answer; write a big file in parts.]"
 )
-REPEAT_HINT = (
-    "\n\n[vibe-tui: this exact call already failed with the same arguments. Do not repeat "
-    "it: change the arguments or take another approach.]"
-)
 RESAMPLE_TEMPERATURE = 0.7
-SAME_CALL_HINT = (
-    "\n\n[vibe-tui: you made this exact call before. Unless something changed since, "
-    "the result is the same: use it and take the next step.]"
-)
-STUCK_HINT = (
-    "\n\n[vibe-tui: you have made this exact call three times and nothing changed. No more "
-    "tools for now: tell the user what you found and what you would do next.]"
-)
-# Streamed text is sent to the views at most this often. Each send repaints the screen;
-# at 25 a second the keys typed meanwhile waited behind those repaints (p50 61 ms against
-# 13 ms at 10 a second, bench/peers.py, 2026-12-03).
-DELTA_INTERVAL_S = 0.1
 INTERRUPTED = "interrupted by the user"
-# A cheap first cut before any counting; the real cap is a share of the context window.
-MAX_RESULT_CHARS = 100_000
 FAILURE_MESSAGES = {
     "auth": "authentication failed for {model}: {error}. Set the provider's API key "
             "(for example OPENAI_API_KEY or ANTHROPIC_API_KEY) or pass --api-key.",
@@ -84,45 +68,6 @@ REPO_MAP_INTRO = ("[vibe-tui: the files of this repository and a map of its code
                   "paths, and repo_map for more.]")
 
 
-@dataclass
-class Scope:
-    """What one agent works with: the session's own conversation, or a sub-agent's."""
-
-    messages: list[history.Message]
-    tools: dict[str, Tool]
-    tool_context: ToolContext
-    system_prompt: str
-    context: ctx.ContextTracker
-    max_steps: int
-    parent_call_id: str | None = None  # set for a sub-agent: the task call it works for
-
-    @property
-    def nested(self) -> bool:
-        return self.parent_call_id is not None
-
-
-@dataclass
-class PreparedCall:
-    call_id: str
-    tool: str
-    args: dict[str, Any]
-    request: ToolRequest | None = None
-    error: str | None = None  # set when the call cannot run; the model reads it
-    denied: str | None = None
-    approval: PendingApproval | None = None
-    decision: str | None = None  # the policy's: allow | ask | deny (for the call log)
-    reason: str | None = None
-    answered_by: str | None = None
-    diff: str | None = None  # the change the user was shown, for an edit that asked
-    hunks: list[int] | None = None  # the hunks of that diff the user kept (None: all)
-
-    @property
-    def runs_alongside(self) -> bool:
-        """Read-only calls that need no answer may run concurrently."""
-        return (self.error is None and self.denied is None and self.approval is None
-                and self.request is not None and self.request.kind == "read")
-
-
 class TurnFailed(Exception):
     def __init__(self, state: ev.TurnState, message: str) -> None:
         super().__init__(message)
@@ -130,7 +75,7 @@ class TurnFailed(Exception):
         self.message = message
 
 
-class AgentLoop:
+class AgentLoop(ToolCallPipeline):
     def __init__(self, host: LoopHost, turn_id: int, scope: Scope) -> None:
         self.host = host
         self.turn_id = turn_id
@@ -142,14 +87,9 @@ class AgentLoop:
         self._raw_prompt = 0  # our count of the last request sent
         self._window: ctx.Window | None = None
         self._streamed: list[str] = []
-        self._unsent: list[str] = []  # streamed text not yet sent as a TextDelta
-        self._send_timer: asyncio.TimerHandle | None = None
-        self._last_sent = float("-inf")
+        self._deltas = DeltaThrottle(lambda text: self.emit(ev.TextDelta(text=text)))
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
-        self._failures: dict[tuple[str, str], int] = {}
-        self._calls_made: dict[tuple[str, str], int] = {}  # since the last file change
-        self._repeated = False  # the last results answered a repeated call
-        self._stuck = False  # the last results answered a call made three times
+        self._repeats = RepeatGuard()
 
     @property
     def nested(self) -> bool:
@@ -254,6 +194,10 @@ class AgentLoop:
                 self._report_context(response)
             if response.tool_calls:
                 await self._run_calls(response.tool_calls)
+                failing = self._repeats.failed_three_times()
+                if failing:
+                    raise TurnFailed("failed", f"stopped: the model repeated the same "
+                                     f"failing {failing} call three times")
                 continue
             if last_call and (not self.nested or not response.text.strip()):
                 return "limit", self._limit_message(steps)
@@ -282,17 +226,17 @@ class AgentLoop:
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
-        if self._repeated and settings.temperature == 0.0:
+        if self._repeats.repeated and settings.temperature == 0.0:
             # Greedy decoding gives the same call again for nearly the same context; the
             # hint alone rarely changes that (the local model grepped one missing path
             # three times). One sampled answer breaks the loop.
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
-        if words_only or self._stuck:
+        if words_only or self._repeats.stuck:
             # The tools stay in the request (the provider's prompt cache keeps its prefix)
             # but the answer must be words: the local model ignored a note alone and kept
             # calling tools on its last call.
             settings = replace(settings, tool_choice="none")
-        self._repeated = self._stuck = False
+        self._repeats.clear_flags()
         self._refresh_schemas()
         raw = await self._fit_context(settings.model)
         messages = self._request_messages()
@@ -306,7 +250,7 @@ class AgentLoop:
                     response = await stream_completion(settings, messages, self.schemas,
                                                        self._on_text)
                 finally:
-                    self._send_text()  # every delta is out before the answer or an error
+                    self._deltas.flush()  # every delta is out before the answer or an error
             except ModelError as error:
                 self._log_model_call(settings.model, started, None, raw, error.message)
                 if error.kind == "context" and not overflowed and await self._overflowed(raw):
@@ -354,28 +298,8 @@ class AgentLoop:
         raise TurnFailed("failed", template.format(model=model, error=error.message))
 
     def _on_text(self, text: str) -> None:
-        """Streamed text becomes TextDelta events at most DELTA_INTERVAL_S apart: each
-        event is a JSONL line and a message to every view, and a fast model sends a few
-        characters per chunk. The first text of a pause goes out at once."""
         self._streamed.append(text)
-        self._unsent.append(text)
-        if self._send_timer is not None:
-            return
-        loop = asyncio.get_running_loop()
-        wait = self._last_sent + DELTA_INTERVAL_S - loop.time()
-        if wait <= 0:
-            self._send_text()
-        else:
-            self._send_timer = loop.call_later(wait, self._send_text)
-
-    def _send_text(self) -> None:
-        if self._send_timer is not None:
-            self._send_timer.cancel()
-            self._send_timer = None
-        if self._unsent:
-            self._last_sent = asyncio.get_running_loop().time()
-            self.emit(ev.TextDelta(text="".join(self._unsent)))
-            self._unsent = []
+        self._deltas.add(text)
 
     def _record_usage(self, response: ModelResponse, model: str) -> None:
         host = self.host
@@ -477,201 +401,6 @@ class AgentLoop:
                   window=window.tokens, percent=round(100 * tokens / max(1, window.tokens)),
                   window_source=window.source, note=window.note))
 
-    # ---- tool calls -----------------------------------------------------------------
-
-    async def _run_calls(self, tool_calls: list[dict[str, Any]]) -> None:
-        prepared = [await self._prepare(call) for call in tool_calls]
-        index = 0
-        while index < len(prepared):
-            batch = [prepared[index]]
-            while (batch[-1].runs_alongside and index + len(batch) < len(prepared)
-                   and prepared[index + len(batch)].runs_alongside):
-                batch.append(prepared[index + len(batch)])
-            await asyncio.gather(*(self._finish(call) for call in batch))
-            index += len(batch)
-        repeated = [key for key, count in self._failures.items() if count >= 3]
-        if repeated:
-            tool, _ = repeated[0]
-            raise TurnFailed("failed", f"stopped: the model repeated the same failing "
-                             f"{tool} call three times")
-
-    async def _prepare(self, call: dict[str, Any]) -> PreparedCall:
-        function = call.get("function", {})
-        name = function.get("name", "")
-        args, problem = describe_arguments(function.get("arguments") or "")
-        prepared = PreparedCall(call["id"], name, args or {})
-        self._open_calls[prepared.call_id] = name
-        shown_args = args if args is not None else {"_raw": function.get("arguments", "")}
-        self.emit(ev.ToolCall(call_id=prepared.call_id, tool=name, args=shown_args,
-                  summary=summarise(name, shown_args)))
-        tool = self.scope.tools.get(name)
-        if problem:
-            prepared.error = f"{problem}. Arguments received: {function.get('arguments', '')[:300]}"
-        elif tool is None:
-            prepared.error = (f"unknown tool '{name}'. Available tools: "
-                              f"{', '.join(self.scope.tools)}")
-        else:
-            await self._check(prepared, tool)
-        return prepared
-
-    async def _check(self, prepared: PreparedCall, tool) -> None:
-        """Precheck, policy, and for an ask the preview and the open approval."""
-        host = self.host
-        tool_context = self.scope.tool_context
-        try:
-            prepared.request = tool.precheck(prepared.args, tool_context)
-        except ToolError as error:
-            prepared.error = str(error)
-            return
-        decision = host.decide(prepared.request)
-        prepared.decision, prepared.reason = decision.action, decision.reason
-        if decision.action == "deny":
-            prepared.denied = f"denied: {decision.reason}"
-            prepared.answered_by = "policy"
-            return
-        if decision.action == "allow":
-            prepared.answered_by = "policy"
-            return
-        try:
-            diff = await tool.preview(prepared.args, tool_context)
-        except ToolError as error:
-            prepared.error = str(error)  # it would fail anyway: no need to ask
-            return
-        prepared.diff = diff
-        approval = host.ask(prepared.call_id, prepared.request, decision.grant)
-        self.emit(ev.ApprovalRequested(approval_id=approval.approval_id,
-                  call_id=prepared.call_id, tool=prepared.tool, args=prepared.args,
-                  reason=decision.reason, grant=decision.grant, diff=diff))
-        if host.interactive:
-            prepared.approval = approval
-            return
-        host.answer(approval.approval_id, "deny", by="headless")
-        prepared.answered_by = "headless"
-        prepared.denied = (f"denied: this call needs approval ({decision.reason}) and nobody "
-                           "can answer in headless mode; it did not run. The user can allow it "
-                           f"with --allow '{decision.grant or prepared.tool}'.")
-
-    async def _finish(self, prepared: PreparedCall) -> None:
-        if prepared.error is not None:
-            await self._give_result(prepared, ToolOutput(text=prepared.error, ok=False), "error")
-            return
-        if prepared.denied is not None:
-            await self._give_result(prepared, ToolOutput(text=prepared.denied, ok=False),
-                                    "denied")
-            return
-        if prepared.approval is not None:
-            answer: Answer = await prepared.approval.future
-            prepared.answered_by = answer.by
-            if answer.decision == "deny":
-                text = "denied by the user; it did not run. Do not retry it as it is."
-                if answer.note:
-                    text = f"denied by the user, who said: {answer.note}"
-                await self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
-                return
-            if answer.hunks is not None and not answer.hunks:
-                text = ("the user rejected every hunk of this change; nothing was written. "
-                        "Do not retry it as it is.")
-                await self._give_result(prepared, ToolOutput(text=text, ok=False), "denied")
-                return
-            prepared.hunks = answer.hunks
-        await self._execute(prepared)
-
-    async def _execute(self, prepared: PreparedCall) -> None:
-        tool = self.scope.tools[prepared.tool]
-        started = time.monotonic()
-        runner = current_runner.set(self._subagent_runner(prepared.call_id))
-        try:
-            output = await self._run_tool(tool, prepared)
-        except ToolError as error:
-            output = ToolOutput(text=str(error), ok=False)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a tool bug is reported to the model, not fatal
-            log.exception("tool %s crashed", prepared.tool)
-            output = ToolOutput(text=f"the tool failed unexpectedly: {type(exc).__name__}: {exc}",
-                                ok=False)
-        finally:
-            current_runner.reset(runner)
-        status: ev.ResultStatus = "ok" if output.ok else "error"
-        await self._give_result(prepared, output, status, time.monotonic() - started)
-
-    async def _run_tool(self, tool: Tool, prepared: PreparedCall) -> ToolOutput:
-        """Run the tool; an edit's files are recorded before and after (the Changes
-        screen's diffs and reverts), and only the hunks the user kept are applied."""
-        tool_context = self.scope.tool_context
-        paths = prepared.request.paths if prepared.request and prepared.request.kind == "edit" else ()
-        changes = self.host.changes
-        if paths:
-            await asyncio.to_thread(changes.remember, paths)
-            await asyncio.to_thread(self.host.checkpoints.keep, self.turn_id, paths)
-        try:
-            run_hunks = getattr(tool, "run_hunks", None)
-            if prepared.hunks is not None and run_hunks is not None:
-                return await run_hunks(prepared.args, tool_context, prepared.hunks, prepared.diff)
-            return await tool.run(prepared.args, tool_context)
-        finally:
-            if paths:
-                await asyncio.to_thread(changes.touched, paths)
-
-    def _subagent_runner(self, call_id: str):
-        async def run(prompt: str) -> str:
-            return await self.host.run_subagent(self.turn_id, call_id, prompt)
-
-        return None if self.nested else run  # a sub-agent starts no sub-agents
-
-    @staticmethod
-    def _reads_only(prepared: PreparedCall) -> bool:
-        return prepared.request is not None and prepared.request.kind == "read"
-
-    def _note_repeats(self, prepared: PreparedCall, status: ev.ResultStatus,
-                      output: ToolOutput) -> str:
-        """A hint for a call made before with the same arguments. Small models loop on
-        one call (a sub-agent ran the same repo_map eleven times); a change to a file
-        makes every earlier call worth trying again."""
-        key = (prepared.tool, json.dumps(prepared.args, sort_keys=True, default=str))
-        if status == "ok" and output.diff:
-            self._failures.clear()
-            self._calls_made.clear()
-        self._calls_made[key] = self._calls_made.get(key, 0) + 1
-        if status in ("error", "denied"):
-            self._failures[key] = self._failures.get(key, 0) + 1
-            if self._failures[key] >= 2:
-                self._repeated = True
-                return REPEAT_HINT
-        elif self._calls_made[key] >= 3 and self._reads_only(prepared):
-            # A command may see a change the record does not (a file written by bash);
-            # a read that comes back the same three times will not change.
-            self._stuck = True
-            return STUCK_HINT
-        elif self._calls_made[key] >= 2:
-            self._repeated = True
-            return SAME_CALL_HINT
-        return ""
-
-    async def _give_result(self, prepared: PreparedCall, output: ToolOutput,
-                           status: ev.ResultStatus,
-                           duration: float = 0.0) -> None:
-        text = output.text
-        if len(text) > MAX_RESULT_CHARS:
-            cut = len(text) - MAX_RESULT_CHARS
-            text = text[:MAX_RESULT_CHARS] + f"\n[... {cut} characters cut ...]"
-        if self._window is not None:
-            text = await ctx.capped_output(self.scope.context, self.host.model,
-                                           self._window, text)
-        text += self._note_repeats(prepared, status, output)
-        self._open_calls.pop(prepared.call_id, None)
-        self.emit(ev.ToolResult(call_id=prepared.call_id, tool=prepared.tool,
-                  output=text, status=status, duration_s=round(duration, 4),
-                  diff=output.diff, exit_code=output.exit_code,
-                  kind=result_kind(prepared.tool, self.scope.tools.get(prepared.tool)),
-                  meta=json_safe(output.meta)))
-        self.host.call_log.tool_call(
-            turn_id=self.turn_id, call_id=prepared.call_id, tool=prepared.tool,
-            args=prepared.args, decision=prepared.decision, reason=prepared.reason,
-            answered_by=prepared.answered_by, duration_s=duration, status=status,
-            exit_code=output.exit_code, output_chars=len(text),
-            parent_call_id=self.scope.parent_call_id)
-
     # ---- interrupt ------------------------------------------------------------------
 
     def _close_open_work(self, reason: str = INTERRUPTED) -> None:
@@ -706,8 +435,3 @@ def _no_answer_reason(response: ModelResponse, cut_off: bool) -> str:
 
 def _ignore(_: str) -> None:
     pass
-
-
-def summarise(tool: str, args: dict[str, Any]) -> str:
-    """One line for the timeline: the argument that says most about the call."""
-    return history.describe_call(tool, args)

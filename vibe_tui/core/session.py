@@ -34,15 +34,17 @@ from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
-from vibe_tui.core.loop import INTERRUPTED, AgentLoop, Scope
+from vibe_tui.core.loop import INTERRUPTED, AgentLoop
+from vibe_tui.core.resume import closing_events
+from vibe_tui.core.scope import Scope
+from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
 from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.state import SessionState
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
 from vibe_tui.core.subagent import run_subagent
-from vibe_tui.policy.types import Decision, PolicyContext
-from vibe_tui.policy.types import MODES, Mode
+from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext
 from vibe_tui.tools import default_tools
 from vibe_tui.tools.base import Tool, ToolContext, ToolRequest
 from vibe_tui.tools.task import TaskTool
@@ -51,7 +53,6 @@ E = TypeVar("E", bound=Event)
 _CLOSED = object()
 # How long a turn waits for MCP servers still starting before it goes on without them.
 MCP_TURN_WAIT_S = 15.0
-STOPPED_TURN = "the session stopped before this turn ended"
 
 
 class Session:
@@ -372,22 +373,10 @@ class Session:
             self.set_model(model)
 
     def model_settings(self) -> ModelSettings:
-        return ModelSettings(model=self.model, api_base=self.config.api_base,
-                             api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,
-                             temperature=self.config.temperature,
-                             max_tokens=self.config.max_output_tokens,
-                             text_tool_calls=self.config.local_model)
+        return model_settings(self.config, self.model)
 
     def compaction_settings(self, max_tokens: int) -> ModelSettings:
-        """The summary writer: ``compaction_model`` when set. The session's endpoint and
-        key go with it only when it is the same provider (a local server's base URL must
-        not capture a hosted summary model)."""
-        model = self.config.compaction_model or self.model
-        same_provider = _provider(model) == _provider(self.model)
-        return ModelSettings(model=model,
-                             api_base=self.config.api_base if same_provider else None,
-                             api_key=self.config.api_key if same_provider else None,
-                             timeout_s=self.config.model_timeout_s, max_tokens=max_tokens)
+        return compaction_settings(self.config, self.model, max_tokens)
 
     @property
     def system_prompt(self) -> str:
@@ -412,7 +401,9 @@ class Session:
                              ask=list(self.config.ask), grants=set(self.grants))
 
     def decide(self, request: ToolRequest) -> Decision:
-        from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
+        from vibe_tui.policy.decide import (
+            decide,  # tree-sitter: not on the start-up path
+        )
 
         return decide(request, self.policy_context())
 
@@ -489,20 +480,11 @@ class Session:
         """After replaying a file: close what a crash (even SIGKILL) left open, so views see
         no turn still running and the model gets a valid history; then record where this
         run's settings differ from the file's (a model or a mode chosen on the command line)."""
-        open_turn = _open_turn(self._events)
-        if open_turn is not None:
-            for approval in [a for a in self.state.open_approvals.values()
-                             if a.turn_id == open_turn]:
-                self.emit(ev.ApprovalResolved(
-                    approval_id=approval.approval_id, call_id=approval.call_id,
-                    decision="deny", by="interrupt", note=STOPPED_TURN,
-                    parent_call_id=approval.parent_call_id), turn_id=open_turn)
-            for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
-                self.emit(ev.ToolResult(call_id=call_id, tool=tool,
-                                        output=history.UNFINISHED_CALL, status="interrupted",
-                                        parent_call_id=parent), turn_id=open_turn)
-            self.emit(ev.TurnEnded(state="interrupted", message=STOPPED_TURN),
-                      turn_id=open_turn)
+        closing = closing_events(self._events, self.state.open_approvals.values())
+        if closing is not None:
+            turn_id, events = closing
+            for event in events:
+                self.emit(event, turn_id=turn_id)
         if config.mode != "default" and config.mode != self.mode:
             self.set_mode(config.mode)  # asked for explicitly, so it wins over the file
         if config.model and config.model != self.model:
@@ -515,43 +497,3 @@ class Session:
             if self.decide(pending.request).action == "allow":
                 self._settle(pending.approval_id,
                              Answer("allow", by, covered_by=covered_by))
-
-
-def _provider(model: str) -> str:
-    return model.split("/", 1)[0] if "/" in model else "openai"
-
-
-def _open_turn(events: list[Event]) -> int | None:
-    """The id of the last turn if it started and never ended."""
-    started = [e.turn_id for e in events if isinstance(e, ev.TurnStarted)]
-    if not started:
-        return None
-    ended = {e.turn_id for e in events if isinstance(e, ev.TurnEnded)}
-    return started[-1] if started[-1] not in ended else None
-
-
-def _unanswered_calls(events: list[Event], turn_id: int) -> list[tuple[str, str, str | None]]:
-    """(call id, tool, parent call id) of every call of the turn that has no result, in the
-    order they were made: announced calls, and calls a response asked for that never ran."""
-    answered = {e.call_id for e in events if isinstance(e, ev.ToolResult)}
-    calls: dict[str, tuple[str, str | None]] = {}
-    for event in events:
-        if event.turn_id != turn_id:
-            continue
-        if isinstance(event, ev.AssistantMessage):
-            for call in event.tool_calls:
-                name = call.get("function", {}).get("name", "")
-                calls.setdefault(call.get("id", ""), (name, event.parent_call_id))
-        elif isinstance(event, ev.ToolCall):
-            calls.setdefault(event.call_id, (event.tool, event.parent_call_id))
-    return [(cid, tool, parent) for cid, (tool, parent) in calls.items()
-            if cid and cid not in answered]
-
-
-def sandbox_note(ctx: ToolContext, network: bool) -> str:
-    """The model is told it is sandboxed only when it is (probing costs one bwrap start,
-    once per process)."""
-    from vibe_tui.tools import sandbox
-
-    note = sandbox.describe_for_model(sandbox.in_force(ctx), network=network)
-    return f"\n\n{note}" if note else ""

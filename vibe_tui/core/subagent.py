@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.host import LoopHost
-from vibe_tui.core.loop import AgentLoop, Scope
+from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.scope import Scope
 from vibe_tui.core.prompts import subagent_prompt
 from vibe_tui.tools.base import Tool
 
