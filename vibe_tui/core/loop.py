@@ -180,8 +180,7 @@ class AgentLoop(ToolCallPipeline):
                 return "limit", self._limit_message(steps)
             steps += 1
             # The last call asks for words, not tools: a turn that stops mid-search leaves
-            # the user nothing (the local model found the answer at its first call and
-            # was still searching when the limit came).
+            # the user nothing (evals/README.md, "Loop rules and the runs behind them").
             last_call = steps == self.scope.max_steps
             if last_call:
                 self.emit(ev.UserMessage(text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE))
@@ -227,14 +226,13 @@ class AgentLoop(ToolCallPipeline):
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
         if self._repeats.repeated and settings.temperature == 0.0:
-            # Greedy decoding gives the same call again for nearly the same context; the
-            # hint alone rarely changes that (the local model grepped one missing path
-            # three times). One sampled answer breaks the loop.
+            # Greedy decoding gives the same call again for nearly the same context and
+            # the hint alone rarely changes that; one sampled answer breaks the loop.
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
         if words_only or self._repeats.stuck:
             # The tools stay in the request (the provider's prompt cache keeps its prefix)
-            # but the answer must be words: the local model ignored a note alone and kept
-            # calling tools on its last call.
+            # but the answer must be words: a note alone does not stop a small model
+            # calling tools.
             settings = replace(settings, tool_choice="none")
         self._repeats.clear_flags()
         self._refresh_schemas()

@@ -1,7 +1,7 @@
 """The repeat guard: a hint for a call the model made before with the same arguments.
 
-Small models loop on one call; a change to a file makes every earlier call worth trying
-again. A call that failed three times the same way ends the turn (the loop asks
+Small models loop on one call (runs in evals/README.md, "Loop rules and the runs behind
+them"); a change to a file makes every earlier call worth trying again. A call that failed three times the same way ends the turn (the loop asks
 ``failed_three_times``).
 """
 
