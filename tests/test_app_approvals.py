@@ -58,7 +58,7 @@ async def test_y_allows_the_call(fake_llm, tmp_path):
         await wait_turns_ended(pilot, app.session)
         assert (tmp_path / "out.txt").read_text() == "hi\n"
         resolved = events_of(app.session, ev.ApprovalResolved)
-        assert [(r.decision, r.by) for r in resolved] == [("allow", "tui")]
+        assert [(r.decision, r.answered_by) for r in resolved] == [("allow", "tui")]
         await wait_for(pilot, lambda: item.state == "ok", what="item ok")
         assert modal(app) is None
         assert notices(app) == []  # our own answer needs no notice
@@ -76,7 +76,7 @@ async def test_a_always_allows_and_covers_the_queued_call(fake_llm, tmp_path):
         assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
         assert "Bash(touch:*)" in app.session.grants
         resolved = events_of(app.session, ev.ApprovalResolved)
-        assert [(r.decision, r.by) for r in resolved] == [("always", "tui"),
+        assert [(r.decision, r.answered_by) for r in resolved] == [("always", "tui"),
                                                           ("allow", "tui (always)")]
         await wait_for(pilot, lambda: any("earlier “always” answer" in n for n in notices(app)),
                        what="always notice")

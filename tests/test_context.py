@@ -10,6 +10,7 @@ import pytest
 
 from engine_helpers import make_session, of_type, run_turn
 from vibe_tui.config import Config
+from vibe_tui.core import compaction
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
@@ -290,7 +291,7 @@ def test_summary_cut_never_starts_the_kept_part_with_a_result():
     ]
     counts = [10, 10, 10, 10, 10, 10]
     for tail in range(0, 70, 5):
-        keep_from = ctx.summary_cut(messages, counts, tail)
+        keep_from = compaction.summary_cut(messages, counts, tail)
         assert keep_from <= 5  # the newest message always stays
         assert messages[keep_from]["role"] != "tool"
 

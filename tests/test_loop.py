@@ -7,15 +7,9 @@ import json
 from engine_helpers import make_session, of_type, run_turn, tool_messages
 
 from vibe_tui.core import events as ev
-from vibe_tui.core.loop import (
-    CUT_OFF_PROMPT,
-    DELTA_INTERVAL_S,
-    EMPTY_ANSWER_PROMPT,
-    REPEAT_HINT,
-    RESAMPLE_TEMPERATURE,
-    SAME_CALL_HINT,
-    STUCK_HINT,
-)
+from vibe_tui.core.deltas import DELTA_INTERVAL_S
+from vibe_tui.core.loop import CUT_OFF_PROMPT, EMPTY_ANSWER_PROMPT, RESAMPLE_TEMPERATURE
+from vibe_tui.core.repeats import REPEAT_HINT, SAME_CALL_HINT, STUCK_HINT
 from vibe_tui.core.prompts import TURN_LIMIT_NOTE
 from vibe_tui.testing.fake_llm import (
     cut_stream,

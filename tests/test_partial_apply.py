@@ -112,7 +112,7 @@ async def test_session_applies_the_answered_hunks_and_the_model_reads_it(fake_ll
     await wait_until(lambda: of_type(session, ev.ApprovalRequested))
     request = of_type(session, ev.ApprovalRequested)[0]
     assert len(split_hunks(request.diff)) == 3
-    outcome = session.answer(request.approval_id, "allow", hunks=[0, 2], by="test")
+    outcome = session.answer(request.approval_id, "allow", hunks=[0, 2], by="user")
     assert outcome.accepted
     await asyncio.wait_for(session.wait_idle(), 30)
     assert path.read_text() == apply_hunks(OLD, NEW, [0, 2])
@@ -156,7 +156,7 @@ async def test_answer_can_switch_to_accept_edits(fake_llm, tmp_path):
     await asyncio.wait_for(session.wait_idle(), 30)
     assert session.mode == "accept-edits"
     assert (tmp_path / "a.txt").read_text() == "A\n" and (tmp_path / "b.txt").read_text() == "B\n"
-    resolved = [(r.decision, r.by) for r in of_type(session, ev.ApprovalResolved)]
+    resolved = [(r.decision, r.answered_by) for r in of_type(session, ev.ApprovalResolved)]
     assert resolved == [("allow", "tui"), ("allow", "tui (accept-edits)")]
     await session.close()
 

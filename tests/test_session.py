@@ -194,9 +194,9 @@ async def test_every_event_is_in_the_jsonl_file_and_resume_rebuilds_the_conversa
 
 async def test_a_crash_between_call_and_result_still_resumes_validly(fake_llm, tmp_path):
     session = make_session(fake_llm, tmp_path)
-    session.emit(ev.UserMessage, text="hi")
-    session.emit(ev.AssistantMessage, text="", tool_calls=[
-        {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}])
+    session.emit(ev.UserMessage(text="hi"))
+    session.emit(ev.AssistantMessage(text="", tool_calls=[
+        {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]))
     await session.close()
     fake_llm.push(text("back"))
     resumed = Session.resume(Config(model=fake_llm.model, api_base=fake_llm.base_url),
@@ -269,3 +269,33 @@ async def test_the_local_model_works_without_helpers_unless_asked(fake_llm, tmp_
     assert "the task tool" not in fake_llm.requests[1]["messages"][0]["content"]
     session.configure(subagents=True)
     assert "task" in session.main_scope().tools
+
+
+async def test_a_tool_result_carries_its_kind_and_meta_into_the_log_and_back(fake_llm, tmp_path):
+    (tmp_path / "a.txt").write_text("alpha\n")
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.txt"})), text("alpha"))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "read a.txt")
+    await session.close()
+    result = of_type(session, ev.ToolResult)[0]
+    assert (result.kind, result.meta) == ("file", {"path": "a.txt"})
+    resumed = Session.resume(Config(model=fake_llm.model, api_base=fake_llm.base_url),
+                             tmp_path, session.store_path)
+    assert [e for e in resumed.event_log if isinstance(e, ev.ToolResult)] == [result]
+
+
+def test_an_old_tool_result_line_without_kind_or_meta_still_loads():
+    old = {"type": "tool_result", "id": 5, "turn_id": 1, "ts": 0.0, "call_id": "c1",
+           "tool": "bash", "output": "hi", "status": "ok", "exit_code": 0}
+    event = ev.event_from_json(old)
+    assert isinstance(event, ev.ToolResult)
+    assert (event.kind, event.meta, event.output) == ("other", {}, "hi")
+
+
+def test_an_old_approval_line_that_named_always_in_by_still_loads():
+    old = {"type": "approval_resolved", "id": 9, "turn_id": 1, "ts": 0.0, "approval_id": "ap2",
+           "call_id": "c2", "decision": "allow", "by": "tui (always)"}
+    event = ev.event_from_json(old)
+    assert (event.by, event.covered_by, event.answered_by) == ("tui", "always", "tui (always)")
+    plain = ev.event_from_json({**old, "by": "web"})
+    assert (plain.by, plain.covered_by) == ("web", None)

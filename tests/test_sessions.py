@@ -95,7 +95,7 @@ async def test_an_always_grant_lasts_into_the_resumed_session(fake_llm, tmp_path
     session = make_session(fake_llm, tmp_path)
     session.send("make one")
     asked = await wait_for_approval(session)
-    session.answer(asked.approval_id, "always", by="test")
+    session.answer(asked.approval_id, "always", by="user")
     await session.wait_idle()
     grant = asked.grant
     assert grant and grant in session.grants
@@ -256,12 +256,13 @@ def sleeping(marker: str) -> list[int]:
 
 async def test_a_restored_turn_left_open_is_closed_once(fake_llm, tmp_path):
     session = make_session(fake_llm, tmp_path)
-    session.emit(ev.TurnStarted, turn_id=1, prompt="go")
-    session.emit(ev.UserMessage, turn_id=1, text="go")
-    session.emit(ev.AssistantMessage, turn_id=1, text="", tool_calls=[
-        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}])
-    session.emit(ev.ApprovalRequested, turn_id=1, approval_id="ap1", call_id="c1",
-                 tool="read_file", args={}, reason="asks")
+    session.emit(ev.TurnStarted(prompt="go"), turn_id=1)
+    session.emit(ev.UserMessage(text="go"), turn_id=1)
+    session.emit(ev.AssistantMessage(text="", tool_calls=[
+        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]),
+        turn_id=1)
+    session.emit(ev.ApprovalRequested(approval_id="ap1", call_id="c1", tool="read_file",
+                                      args={}, reason="asks"), turn_id=1)
     await session.close()
     config = Config(model=fake_llm.model, api_base=fake_llm.base_url)
     first = Session.resume(config, tmp_path, session.store_path)

@@ -331,10 +331,10 @@ class VibeApp(App[int]):
             if shown is not None and shown.request.approval_id == event.approval_id:
                 self._approvals_done += 1
                 self._shown = None
-                if event.by != "tui":  # answered in another view, or by "always"
-                    shown.settled_elsewhere(event.by, event.decision)
-            elif shown is not None and shown.covers(event.approval_id) and event.by != "tui":
-                shown.settled_elsewhere(event.by, event.decision, event.approval_id)
+                if event.answered_by != "tui":  # answered in another view, or by "always"
+                    shown.settled_elsewhere(event.answered_by, event.decision)
+            elif shown is not None and shown.covers(event.approval_id) and event.answered_by != "tui":
+                shown.settled_elsewhere(event.answered_by, event.decision, event.approval_id)
         self._show_next_approval()
 
     def _show_next_approval(self) -> None:

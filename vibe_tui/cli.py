@@ -80,7 +80,7 @@ def open_session(args: argparse.Namespace, config: Config, *, interactive: bool)
         session = Session(config, workspace, interactive=interactive)
     if ignored:
         how = "/trust" if interactive else "vibe-tui trust"
-        session.emit(ev.Notice, text=f"{ignored} ({how})")
+        session.emit(ev.Notice(text=f"{ignored} ({how})"))
     return session
 
 

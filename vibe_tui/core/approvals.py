@@ -5,19 +5,26 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from typing import get_args
 
+from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy
 from vibe_tui.policy.types import ToolRequest
 
-DECISIONS = ("allow", "always", "deny")
+DECISIONS: tuple[ApprovalDecision, ...] = get_args(ApprovalDecision)
 
 
 @dataclass
 class Answer:
-    decision: str  # allow | always | deny
-    by: str
+    decision: ApprovalDecision
+    by: AnsweredBy
     note: str | None = None
     # For an edit: the indexes of the proposed diff's hunks to apply (None: all of them).
     hunks: list[int] | None = None
+    covered_by: CoveredBy | None = None  # settled by another answer's grant or mode
+
+    @property
+    def answered_by(self) -> str:
+        return f"{self.by} ({self.covered_by})" if self.covered_by else self.by
 
 
 @dataclass
@@ -68,15 +75,16 @@ class ApprovalBook:
         """Resolve an approval once; a late answer is told who answered first."""
         if approval_id in self._settled:
             winner = self._settled[approval_id]
-            return AnswerOutcome(False, winner.decision, winner.by,
-                                 f"already settled: {winner.by} answered {winner.decision}")
+            return AnswerOutcome(False, winner.decision, winner.answered_by,
+                                 f"already settled: {winner.answered_by} answered "
+                                 f"{winner.decision}")
         pending = self._pending.pop(approval_id, None)
         if pending is None:
             return AnswerOutcome(False, "", "", f"no approval with id {approval_id}")
         self._settled[approval_id] = answer
         if not pending.future.done():
             pending.future.set_result(answer)
-        return AnswerOutcome(True, answer.decision, answer.by, "done")
+        return AnswerOutcome(True, answer.decision, answer.answered_by, "done")
 
     def get(self, approval_id: str) -> PendingApproval | None:
         return self._pending.get(approval_id)

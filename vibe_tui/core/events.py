@@ -11,18 +11,39 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from vibe_tui.policy.types import Mode
 
 EVENT_TYPES: dict[str, type[Event]] = {}
+
+# The family of the tool that gave a result, so a view picks how to draw it (a terminal,
+# a diff, a file) from the event instead of from the text the model reads.
+ApprovalDecision = Literal["allow", "always", "deny"]
+# Who settled an approval: a view, or the session for nobody ("headless": no one can be
+# asked; "interrupt": the turn stopped first).
+AnsweredBy = Literal["user", "tui", "web", "headless", "interrupt"]
+# What else settled an approval besides its own answer: an "always" grant, or the mode an
+# answer switched to.
+CoveredBy = Literal["always", "default", "accept-edits", "plan", "yolo"]
+ResultStatus = Literal["ok", "error", "denied", "interrupted"]
+TurnState = Literal["completed", "failed", "interrupted", "limit"]
+CompactReason = Literal["auto", "manual"]
+CompactStep = Literal["stub", "summary", "cut"]
+WindowSource = Literal["config", "model info", "default"]
+ResultKind = Literal["file", "edit", "command", "terminal", "search", "repo_map", "mcp",
+                     "task", "other"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
     type: ClassVar[str] = "event"
-    id: int
-    turn_id: int
-    ts: float
+    # Set by Session.emit: an event is built without them and numbered when recorded.
+    id: int = 0
+    turn_id: int = 0
+    ts: float = 0.0
     parent_call_id: str | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -43,8 +64,20 @@ class Event:
 def event_from_json(data: dict[str, Any]) -> Event:
     data = dict(data)
     cls = EVENT_TYPES[data.pop("type")]
+    if cls is ApprovalResolved:
+        _split_old_answerer(data)
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+_OLD_COVERED = re.compile(r"(?P<by>.+) \((?P<covered>[a-z-]+)\)")
+
+
+def _split_old_answerer(data: dict[str, Any]) -> None:
+    """Logs written before ``covered_by`` existed said "tui (always)" in ``by``."""
+    match = _OLD_COVERED.fullmatch(str(data.get("by", "")))
+    if match and "covered_by" not in data:
+        data["by"], data["covered_by"] = match["by"], match["covered"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,7 +86,7 @@ class SessionStarted(Event):
     session_id: str
     workspace: str
     model: str
-    mode: str
+    mode: Mode
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,10 +147,17 @@ class ApprovalResolved(Event):
     type: ClassVar[str] = "approval_resolved"
     approval_id: str
     call_id: str
-    decision: str  # allow | always | deny
-    by: str  # which view answered, or "policy" / "headless" / "interrupt"
+    decision: ApprovalDecision
+    by: AnsweredBy
     note: str | None = None
     hunks: list[int] | None = None  # for an edit: the hunks applied (None: all of them)
+    covered_by: CoveredBy | None = None
+
+    @property
+    def answered_by(self) -> str:
+        """Who settled it, as the views name it: "tui", or "tui (always)" when an
+        "always" answer in the terminal covered it."""
+        return f"{self.by} ({self.covered_by})" if self.covered_by else self.by
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,10 +166,13 @@ class ToolResult(Event):
     call_id: str
     tool: str
     output: str  # exactly what the model reads
-    status: str  # ok | error | denied | interrupted
+    status: ResultStatus
     duration_s: float = 0.0
     diff: str | None = None
     exit_code: int | None = None
+    kind: ResultKind = "other"
+    # The tool's structured facts (a terminal's id, a path, an MCP server), JSON-safe.
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,7 +189,7 @@ class Usage(Event):
 @dataclass(frozen=True, kw_only=True)
 class TurnEnded(Event):
     type: ClassVar[str] = "turn_ended"
-    state: str  # completed | failed | interrupted | limit
+    state: TurnState
     message: str | None = None
 
 
@@ -168,7 +211,7 @@ class Notice(Event):
 @dataclass(frozen=True, kw_only=True)
 class ModeChanged(Event):
     type: ClassVar[str] = "mode_changed"
-    mode: str
+    mode: Mode
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,8 +227,8 @@ class Compacted(Event):
     history. Indices count messages of the conversation before the change."""
 
     type: ClassVar[str] = "compacted"
-    reason: str  # auto | manual
-    steps: list[str]  # in order: stub, summary, cut
+    reason: CompactReason
+    steps: list[CompactStep]  # in the order they were taken
     tokens_before: int
     tokens_after: int
     window: int
@@ -205,5 +248,5 @@ class ContextUsage(Event):
     tokens: int
     window: int
     percent: int
-    window_source: str  # config | model info | default
+    window_source: WindowSource
     note: str | None = None  # e.g. that the window is a guess

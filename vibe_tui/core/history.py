@@ -95,13 +95,6 @@ def sanitised_call(call: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def messages_from_events(events: list[Event]) -> list[Message]:
-    messages: list[Message] = []
-    for event in events:
-        apply(messages, event)
-    return messages
-
-
 def repaired(messages: list[Message]) -> list[Message]:
     """A copy that every provider accepts: each tool call answered right after the message
     that made it (a crash or a cut can leave one open)."""

@@ -10,38 +10,50 @@ line per model and tool call to its call log beside it. ``compact`` frees contex
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.agents_md import Memory, load_memory
-from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook
+from vibe_tui.core.approvals import (
+    DECISIONS,
+    Answer,
+    AnswerOutcome,
+    ApprovalBook,
+    PendingApproval,
+)
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
-from vibe_tui.core.events import Event
+from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
+from vibe_tui.core.loop import INTERRUPTED, AgentLoop
+from vibe_tui.core.resume import closing_events
+from vibe_tui.core.scope import Scope
+from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
 from vibe_tui.core.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
+from vibe_tui.core.state import SessionState
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
-from vibe_tui.policy.types import Decision, PolicyContext
-from vibe_tui.policy.types import MODES, Mode
+from vibe_tui.core.subagent import run_subagent
+from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext
 from vibe_tui.tools import default_tools
 from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import Tool, ToolContext
 from vibe_tui.tools.task import TaskTool
 
+E = TypeVar("E", bound=Event)
 _CLOSED = object()
 # How long a turn waits for MCP servers still starting before it goes on without them.
 MCP_TURN_WAIT_S = 15.0
-STOPPED_TURN = "the session stopped before this turn ended"
 
 
 class Session:
@@ -81,9 +93,8 @@ class Session:
             hide_paths=tuple(config.sandbox_hide),
             read_deny=tuple(config.deny),
         )
-        self.mode: Mode = config.mode
-        self.model: str = config.model or ""
-        self.grants: set[str] = set()
+        # Cost, mode, model, grants: derived from the events, live and on resume alike.
+        self.state = SessionState(mode=config.mode, model=config.model or "")
         self.approvals = ApprovalBook()
         # What the agent's edits changed since the session started (/diff, reverts).
         self.changes = ChangeRecord(self.workspace)
@@ -92,12 +103,7 @@ class Session:
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
         self.context = ContextTracker(config)
-        self.context_usage: ev.ContextUsage | None = None  # the latest, for a status bar
-        # Which sub-agent (parent call id) opened each approval, to tag its resolution.
-        self.approval_scopes: dict[str, str | None] = {}
         self._compact_request: tuple[str | None] | None = None
-        self.session_cost = 0.0
-        self.session_tokens = 0
         self._events: list[Event] = []
         self._subscribers: set[asyncio.Queue] = set()
         self._next_id = 1
@@ -113,7 +119,6 @@ class Session:
                                 self.id)
         self.checkpoints = Checkpoints(
             self.workspace, self._store.path.with_suffix(".checkpoints") if self._store else None)
-        self._restored_grants: dict[str, str] = {}  # approval id -> grant, while replaying
         for event in past_events or []:
             self._restore(event)
         if past_events:
@@ -121,8 +126,8 @@ class Session:
         # Views that print only this run's events start after the restored ones.
         self.restored_until: int | None = self._events[-1].id if past_events else None
         if not past_events:
-            self.emit(ev.SessionStarted, session_id=self.id, workspace=str(self.workspace),
-                      model=self.model, mode=self.mode)
+            self.emit(ev.SessionStarted(session_id=self.id, workspace=str(self.workspace),
+                      model=self.model, mode=self.mode))
 
     @classmethod
     def resume(cls, config: Config, workspace: Path, path: Path, **kwargs: Any) -> Session:
@@ -150,19 +155,17 @@ class Session:
     async def _run_turn(self, turn_id: int, text: str) -> None:
         """One turn. While MCP servers are still starting it first waits for them (a
         bounded while), so the model's first call already lists their tools."""
-        from vibe_tui.core.loop import INTERRUPTED, AgentLoop  # it needs the session's types
-
         if self.mcp.starting:
             names = ", ".join(s.name for s in self.mcp.servers.values() if s.state == "starting")
-            self.emit(ev.Notice, text=f"waiting for MCP servers to start: {names}")
+            self.emit(ev.Notice(text=f"waiting for MCP servers to start: {names}"))
             try:
                 await self.mcp.wait_settled(MCP_TURN_WAIT_S)
             except asyncio.CancelledError:  # interrupted while waiting: the prompt is kept
-                self.emit(ev.TurnStarted, prompt=text)
-                self.emit(ev.UserMessage, text=text)
-                self.emit(ev.TurnEnded, state="interrupted", message=INTERRUPTED)
+                self.emit(ev.TurnStarted(prompt=text))
+                self.emit(ev.UserMessage(text=text))
+                self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        await AgentLoop(self, turn_id).run(text)
+        await AgentLoop(self, turn_id, self.main_scope()).run(text)
 
     def start_mcp(self) -> None:
         """Start the configured MCP servers in the background, once (views call this after
@@ -170,7 +173,7 @@ class Session:
         if self._closed or self.mcp.started:
             return
         for problem in self.mcp.problems:
-            self.emit(ev.Notice, text=problem)
+            self.emit(ev.Notice(text=problem))
         self.mcp.start()
 
     def _mcp_changed(self, server: McpServer, note: str | None) -> None:
@@ -184,7 +187,7 @@ class Session:
         for tool in server.tools:
             self.tools.setdefault(tool.name, tool)
         if note and not self._closed:
-            self.emit(ev.Notice, text=note)
+            self.emit(ev.Notice(text=note))
 
     def interrupt(self) -> bool:
         """Stop the running turn: its processes are killed, its approvals denied, every
@@ -199,8 +202,8 @@ class Session:
         self._turn_task.cancel()
         return True
 
-    def answer(self, approval_id: str, decision: str, *, note: str | None = None,
-               by: str = "user", hunks: list[int] | None = None,
+    def answer(self, approval_id: str, decision: ApprovalDecision, *, note: str | None = None,
+               by: AnsweredBy = "user", hunks: list[int] | None = None,
                mode: Mode | None = None) -> AnswerOutcome:
         """Settle an approval. For an edit, ``hunks`` names the hunks of its diff to apply
         (None: all). ``mode`` switches the session's mode with the answer (``a`` on an
@@ -211,20 +214,24 @@ class Session:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if hunks is not None and not all(isinstance(h, int) and h >= 0 for h in hunks):
             raise ValueError("hunks must be a list of hunk indexes (0 or more)")
+        return self._settle(approval_id, Answer(decision, by, note, hunks), mode)
+
+    def _settle(self, approval_id: str, answer: Answer,
+                mode: Mode | None = None) -> AnswerOutcome:
         pending = self.approvals.get(approval_id)
-        outcome = self.approvals.settle(approval_id, Answer(decision, by, note, hunks))
+        outcome = self.approvals.settle(approval_id, answer)
         if outcome.accepted and pending is not None:
-            self.emit(ev.ApprovalResolved, approval_id=approval_id, call_id=pending.call_id,
-                      decision=decision, by=by, note=note, hunks=hunks,
-                      parent_call_id=self.approval_scopes.pop(approval_id, None))
-            if decision == "always" and pending.grant:
-                self.grants.add(pending.grant)
-                self._settle_covered(by)
+            asked = self.state.open_approvals.get(approval_id)
+            self.emit(ev.ApprovalResolved(
+                approval_id=approval_id, call_id=pending.call_id, decision=answer.decision,
+                by=answer.by, note=answer.note, hunks=answer.hunks,
+                covered_by=answer.covered_by,
+                parent_call_id=asked.parent_call_id if asked else None))
+            if answer.decision == "always" and pending.grant:
+                self._settle_covered(answer.by, "always")  # the grant is in self.state now
             if mode is not None and mode != self.mode:
                 self.set_mode(mode)
-                for other in self.approvals.pending():  # what the new mode no longer asks
-                    if self.decide(other.request).action == "allow":
-                        self.answer(other.approval_id, "allow", by=f"{by} ({mode})")
+                self._settle_covered(answer.by, mode)  # what the new mode no longer asks
         return outcome
 
     async def revert(self, rel: str, hunk: int | None = None) -> str:
@@ -236,7 +243,7 @@ class Session:
         # Steering is what the loop reads before its next model call (or the next turn's
         # first): exactly when the model must hear of it.
         self._steering.extend(self.changes.take_notes())
-        self.emit(ev.Notice, text=f"reverted: {done}")
+        self.emit(ev.Notice(text=f"reverted: {done}"))
         return done
 
     async def rewind(self, turn_id: int) -> list[str]:
@@ -255,7 +262,7 @@ class Session:
         self._steering.append(f"[vibe-tui: the user restored files to how they were before "
                               f"turn {turn_id}: {'; '.join(lines)}. Read a file again before "
                               "editing it.]")
-        self.emit(ev.Notice, text=f"rewound to before turn {turn_id}: " + "; ".join(lines))
+        self.emit(ev.Notice(text=f"rewound to before turn {turn_id}: " + "; ".join(lines)))
         return lines
 
     async def events(self, after: int | None = None) -> AsyncIterator[Event]:
@@ -275,6 +282,30 @@ class Session:
             self._subscribers.discard(queue)
 
     # ---- state views read -----------------------------------------------------------
+
+    @property
+    def mode(self) -> Mode:
+        return self.state.mode
+
+    @property
+    def model(self) -> str:
+        return self.state.model
+
+    @property
+    def grants(self) -> set[str]:
+        return self.state.grants
+
+    @property
+    def session_cost(self) -> float:
+        return self.state.cost
+
+    @property
+    def session_tokens(self) -> int:
+        return self.state.tokens
+
+    @property
+    def context_usage(self) -> ev.ContextUsage | None:
+        return self.state.context_usage
 
     @property
     def running(self) -> bool:
@@ -307,13 +338,11 @@ class Session:
             self._compact_request = (focus,)
             return None
         if not self.model:
-            self.emit(ev.Notice, text="no model is configured: nothing can write a summary")
+            self.emit(ev.Notice(text="no model is configured: nothing can write a summary"))
             return None
-        from vibe_tui.core.loop import AgentLoop
-
-        event = await AgentLoop(self, self._turn_id).compact("manual", focus)
+        event = await AgentLoop(self, self._turn_id, self.main_scope()).compact("manual", focus)
         if event is None:
-            self.emit(ev.Notice, text="nothing to compact yet: the conversation is short")
+            self.emit(ev.Notice(text="nothing to compact yet: the conversation is short"))
         return event
 
     def take_compact_request(self) -> tuple[str | None] | None:
@@ -325,14 +354,12 @@ class Session:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}")
         if mode != self.mode:
-            self.mode = mode
-            self.emit(ev.ModeChanged, mode=mode)
+            self.emit(ev.ModeChanged(mode=mode))
 
     def set_model(self, model: str) -> None:
         """Applies from the next model call; the history is kept."""
         if model and model != self.model:
-            self.model = model
-            self.emit(ev.ModelChanged, model=model)
+            self.emit(ev.ModelChanged(model=model))
 
     def configure(self, **overrides: Any) -> None:
         """Change settings (endpoint, key, temperature, window...) from the next model call;
@@ -347,22 +374,10 @@ class Session:
             self.set_model(model)
 
     def model_settings(self) -> ModelSettings:
-        return ModelSettings(model=self.model, api_base=self.config.api_base,
-                             api_key=self.config.api_key, timeout_s=self.config.model_timeout_s,
-                             temperature=self.config.temperature,
-                             max_tokens=self.config.max_output_tokens,
-                             text_tool_calls=self.config.local_model)
+        return model_settings(self.config, self.model)
 
     def compaction_settings(self, max_tokens: int) -> ModelSettings:
-        """The summary writer: ``compaction_model`` when set. The session's endpoint and
-        key go with it only when it is the same provider (a local server's base URL must
-        not capture a hosted summary model)."""
-        model = self.config.compaction_model or self.model
-        same_provider = _provider(model) == _provider(self.model)
-        return ModelSettings(model=model,
-                             api_base=self.config.api_base if same_provider else None,
-                             api_key=self.config.api_key if same_provider else None,
-                             timeout_s=self.config.model_timeout_s, max_tokens=max_tokens)
+        return compaction_settings(self.config, self.model, max_tokens)
 
     @property
     def system_prompt(self) -> str:
@@ -371,10 +386,8 @@ class Session:
         return (system_prompt(self.workspace, self.memory.prompt, self.config.subagents_on)
                 + self._sandbox_note)
 
-    def main_scope(self):
+    def main_scope(self) -> Scope:
         """What the main agent works with (a sub-agent gets a scope of its own)."""
-        from vibe_tui.core.loop import Scope
-
         tools = self.tools
         # A copy: an MCP server that becomes ready mid-turn joins at the next turn here.
         if not self.config.subagents_on and "task" in tools:
@@ -389,9 +402,20 @@ class Session:
                              ask=list(self.config.ask), grants=set(self.grants))
 
     def decide(self, request: ToolRequest) -> Decision:
-        from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
+        from vibe_tui.policy.decide import (
+            decide,  # tree-sitter: not on the start-up path
+        )
 
         return decide(request, self.policy_context())
+
+    def ask(self, call_id: str, request: ToolRequest, grant: str | None) -> PendingApproval:
+        return self.approvals.open(call_id, request, grant)
+
+    def pending_approvals(self) -> list[PendingApproval]:
+        return self.approvals.pending()
+
+    async def run_subagent(self, turn_id: int, parent_call_id: str, prompt: str) -> str:
+        return await run_subagent(self, turn_id, parent_call_id, prompt)
 
     def take_steering(self) -> list[str]:
         taken, self._steering = self._steering, []
@@ -421,17 +445,17 @@ class Session:
 
     # ---- recording ------------------------------------------------------------------
 
-    def emit(self, cls: type[Event], *, turn_id: int | None = None, **fields: Any) -> Event:
-        """Create the next event, keep it, log it, apply it to the conversation, fan it out."""
-        event = cls(id=self._next_id, turn_id=self._turn_id if turn_id is None else turn_id,
-                    ts=time.time(), **fields)
+    def emit(self, event: E, *, turn_id: int | None = None) -> E:
+        """Number the event (in the running turn unless ``turn_id`` says otherwise), keep
+        it, log it, apply it to the conversation, fan it out."""
+        event = dataclasses.replace(
+            event, id=self._next_id, ts=time.time(),
+            turn_id=self._turn_id if turn_id is None else turn_id)
         self._next_id += 1
         self._events.append(event)
         if self._store:
             self._store.append(event)
-        history.apply(self.messages, event)
-        if isinstance(event, ev.ContextUsage):
-            self.context_usage = event
+        self._take_in(event)
         for queue in self._subscribers:
             queue.put_nowait(event)
         return event
@@ -441,113 +465,36 @@ class Session:
         self._events.append(event)
         self._next_id = max(self._next_id, event.id + 1)
         self._turn_id = max(self._turn_id, event.turn_id)
-        history.apply(self.messages, event)
-        if isinstance(event, (ev.ModeChanged, ev.SessionStarted)) and event.mode in MODES:
-            self.mode = event.mode  # type: ignore[assignment]
-        if isinstance(event, ev.ModelChanged) and not self.config.model:
-            self.model = event.model
-        elif isinstance(event, ev.SessionStarted) and not self.config.model:
-            self.model = event.model or self.model
-        elif isinstance(event, ev.Usage):
-            self.session_cost = event.session_cost
-            self.session_tokens = event.session_tokens
-        elif isinstance(event, ev.ContextUsage):
-            self.context_usage = event
-        elif isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved)):
-            self._restore_approval(event)
+        self._take_in(event)
 
-    def _restore_approval(self, event: ev.ApprovalRequested | ev.ApprovalResolved) -> None:
+    def _take_in(self, event: Event) -> None:
+        """What an event changes, the same for a live one and a replayed one."""
+        self.state.apply(event)
+        history.apply(self.messages, event)
         if isinstance(event, ev.ApprovalRequested):
             self.approvals.recorded(event.approval_id)
-            if event.grant:
-                self._restored_grants[event.approval_id] = event.grant
-            return
-        self.approvals.recorded(event.approval_id,
-                                Answer(event.decision, event.by, event.note, event.hunks))
-        # "Always" lasts for the session, and a resumed session is the same session.
-        grant = self._restored_grants.pop(event.approval_id, None)
-        if grant and event.decision == "always":
-            self.grants.add(grant)
+        elif isinstance(event, ev.ApprovalResolved):
+            self.approvals.recorded(event.approval_id, Answer(
+                event.decision, event.by, event.note, event.hunks, event.covered_by))
 
     def _settle_restored(self, config: Config) -> None:
         """After replaying a file: close what a crash (even SIGKILL) left open, so views see
         no turn still running and the model gets a valid history; then record where this
         run's settings differ from the file's (a model or a mode chosen on the command line)."""
-        open_turn = _open_turn(self._events)
-        if open_turn is not None:
-            for approval in _unresolved_approvals(self._events, open_turn):
-                self._restore_approval(self.emit(
-                    ev.ApprovalResolved, turn_id=open_turn,
-                    approval_id=approval.approval_id, call_id=approval.call_id,
-                    decision="deny", by="interrupt", note=STOPPED_TURN,
-                    parent_call_id=approval.parent_call_id))
-            for call_id, tool, parent in _unanswered_calls(self._events, open_turn):
-                self.emit(ev.ToolResult, turn_id=open_turn, call_id=call_id, tool=tool,
-                          output=history.UNFINISHED_CALL, status="interrupted",
-                          parent_call_id=parent)
-            self.emit(ev.TurnEnded, turn_id=open_turn, state="interrupted", message=STOPPED_TURN)
+        closing = closing_events(self._events, self.state.open_approvals.values())
+        if closing is not None:
+            turn_id, events = closing
+            for event in events:
+                self.emit(event, turn_id=turn_id)
         if config.mode != "default" and config.mode != self.mode:
             self.set_mode(config.mode)  # asked for explicitly, so it wins over the file
-        recorded_model = _recorded_model(self._events)
-        if self.model and self.model != recorded_model:
-            self.emit(ev.ModelChanged, model=self.model)
+        if config.model and config.model != self.model:
+            self.emit(ev.ModelChanged(model=config.model))  # the command line's, as for mode
 
-    def _settle_covered(self, by: str) -> None:
-        """After an "always" grant, other waiting approvals it covers are allowed too."""
+    def _settle_covered(self, by: AnsweredBy, covered_by: CoveredBy) -> None:
+        """After an "always" grant or a mode switch, other waiting approvals it covers are
+        allowed too."""
         for pending in self.approvals.pending():
             if self.decide(pending.request).action == "allow":
-                self.answer(pending.approval_id, "allow", by=f"{by} (always)")
-
-
-def _provider(model: str) -> str:
-    return model.split("/", 1)[0] if "/" in model else "openai"
-
-
-def _open_turn(events: list[Event]) -> int | None:
-    """The id of the last turn if it started and never ended."""
-    started = [e.turn_id for e in events if isinstance(e, ev.TurnStarted)]
-    if not started:
-        return None
-    ended = {e.turn_id for e in events if isinstance(e, ev.TurnEnded)}
-    return started[-1] if started[-1] not in ended else None
-
-
-def _unresolved_approvals(events: list[Event], turn_id: int) -> list[ev.ApprovalRequested]:
-    resolved = {e.approval_id for e in events if isinstance(e, ev.ApprovalResolved)}
-    return [e for e in events if isinstance(e, ev.ApprovalRequested)
-            and e.turn_id == turn_id and e.approval_id not in resolved]
-
-
-def _unanswered_calls(events: list[Event], turn_id: int) -> list[tuple[str, str, str | None]]:
-    """(call id, tool, parent call id) of every call of the turn that has no result, in the
-    order they were made: announced calls, and calls a response asked for that never ran."""
-    answered = {e.call_id for e in events if isinstance(e, ev.ToolResult)}
-    calls: dict[str, tuple[str, str | None]] = {}
-    for event in events:
-        if event.turn_id != turn_id:
-            continue
-        if isinstance(event, ev.AssistantMessage):
-            for call in event.tool_calls:
-                name = call.get("function", {}).get("name", "")
-                calls.setdefault(call.get("id", ""), (name, event.parent_call_id))
-        elif isinstance(event, ev.ToolCall):
-            calls.setdefault(event.call_id, (event.tool, event.parent_call_id))
-    return [(cid, tool, parent) for cid, (tool, parent) in calls.items()
-            if cid and cid not in answered]
-
-
-def _recorded_model(events: list[Event]) -> str:
-    model = ""
-    for event in events:
-        if isinstance(event, (ev.SessionStarted, ev.ModelChanged)):
-            model = event.model
-    return model
-
-
-def sandbox_note(ctx: ToolContext, network: bool) -> str:
-    """The model is told it is sandboxed only when it is (probing costs one bwrap start,
-    once per process)."""
-    from vibe_tui.tools import sandbox
-
-    note = sandbox.describe_for_model(sandbox.in_force(ctx), network=network)
-    return f"\n\n{note}" if note else ""
+                self._settle(pending.approval_id,
+                             Answer("allow", by, covered_by=covered_by))

@@ -12,24 +12,22 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from typing import TYPE_CHECKING
 
 from vibe_tui.core.context import ContextTracker
-from vibe_tui.core.loop import AgentLoop, Scope
+from vibe_tui.core.host import LoopHost
+from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.scope import Scope
 from vibe_tui.core.prompts import subagent_prompt
 from vibe_tui.tools.base import Tool
-
-if TYPE_CHECKING:
-    from vibe_tui.core.session import Session
 
 SUBAGENT_TOOLS = ("read_file", "list_dir", "grep", "repo_map")
 MAX_SUBAGENT_CALLS = 12
 
 
-def subagent_tools(session: Session) -> dict[str, Tool]:
+def subagent_tools(host: LoopHost) -> dict[str, Tool]:
     """The reading tools the session has (repo_map found by module if it is not in the
     session's set); anything that is not of kind "read" is left out whatever its name."""
-    tools = {name: session.tools[name] for name in SUBAGENT_TOOLS if name in session.tools}
+    tools = {name: host.tools[name] for name in SUBAGENT_TOOLS if name in host.tools}
     if "repo_map" not in tools:
         repo_map = _repo_map_tool()
         if repo_map is not None:
@@ -50,19 +48,19 @@ def _repo_map_tool() -> Tool | None:
     return None
 
 
-async def run_subagent(session: Session, turn_id: int, parent_call_id: str,
+async def run_subagent(host: LoopHost, turn_id: int, parent_call_id: str,
                        prompt: str) -> str:
     """Run one sub-agent on ``prompt`` and return its report (ToolError when it fails)."""
     # Its own record of files read (edit checks are the parent's business) but the same
     # process registry, so an interrupt stops its searches too.
-    tool_context = dataclasses.replace(session.tool_context, read_files={})
+    tool_context = dataclasses.replace(host.tool_context, read_files={})
     scope = Scope(
         messages=[],
-        tools=subagent_tools(session),
+        tools=subagent_tools(host),
         tool_context=tool_context,
-        system_prompt=subagent_prompt(session.workspace, MAX_SUBAGENT_CALLS),
-        context=ContextTracker(session.config),
+        system_prompt=subagent_prompt(host.workspace, MAX_SUBAGENT_CALLS),
+        context=ContextTracker(host.config),
         max_steps=MAX_SUBAGENT_CALLS,
         parent_call_id=parent_call_id,
     )
-    return await AgentLoop(session, turn_id, scope).run_nested(prompt)
+    return await AgentLoop(host, turn_id, scope).run_nested(prompt)

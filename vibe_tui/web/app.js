@@ -447,10 +447,11 @@
       setToolState(row, event.decision === "deny" ? "denied" : "running");
     }
     if (!card || card.classList.contains("resolved")) return;
-    let text = `${DECIDED[event.decision] || event.decision} · ${answeredBy(event.by)}`;
+    const by = event.covered_by ? `${event.by} (${event.covered_by})` : event.by;
+    let text = `${DECIDED[event.decision] || event.decision} · ${answeredBy(by)}`;
     if (event.note) text += ` — “${event.note}”`;
     closeCard(card, text);
-    card.dataset.by = event.by;
+    card.dataset.by = by;
   }
 
   // ---- session state ---------------------------------------------------------------

@@ -180,7 +180,7 @@ class Conversation(VerticalScroll):
         item = self._tool_items.get(getattr(event, "call_id", ""))
         if item is not None:
             item.show_event(event)
-        if isinstance(event, ev.ApprovalResolved) and event.by != "tui":
+        if isinstance(event, ev.ApprovalResolved) and event.answered_by != "tui":
             tool = item.call.tool if item is not None else "a tool call"
             self.add_entry(settled_elsewhere_text(event, tool), "-notice")
 
@@ -260,14 +260,14 @@ class Conversation(VerticalScroll):
 def settled_elsewhere_text(event: ev.ApprovalResolved, tool: str) -> str:
     words = {"allow": "allowed", "always": "always allowed", "deny": "denied"}
     decision = words.get(event.decision, event.decision)
-    if event.by == "interrupt":
+    if event.answered_by == "interrupt":
         return f"approval for {tool} withdrawn: the turn was interrupted"
-    if event.by.endswith("(accept-edits)"):
+    if event.answered_by.endswith("(accept-edits)"):
         return f"{tool} allowed: edits are accepted from now on"
-    if event.by.endswith("(always)"):
+    if event.answered_by.endswith("(always)"):
         return f"{tool} {decision} by an earlier “always” answer"
     note = f" ({event.note})" if event.note else ""
-    return f"approval for {tool} answered in {event.by}: {decision}{note}"
+    return f"approval for {tool} answered in {event.answered_by}: {decision}{note}"
 
 
 def compacted_text(event: ev.Compacted) -> str:
