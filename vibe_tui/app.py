@@ -33,7 +33,8 @@ from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
-    from vibe_tui.screens.approval import ApprovalChoice, ApprovalScreen
+    from vibe_tui.screens.approval import ApprovalScreen
+    from vibe_tui.screens.approval_choice import ApprovalChoice
 
 DOUBLE_CTRL_C_S = 2.0
 TERMINAL_KEYS_ACTIONS = ("ctrl_c", "cycle_mode", "changes")

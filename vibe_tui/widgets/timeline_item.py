@@ -19,6 +19,7 @@ from textual.widgets import Static
 
 from vibe_tui.core import events as ev
 from vibe_tui.safe_text import safe, safe_name
+from vibe_tui.widgets.tool_kinds import EDIT_TOOLS, TERMINAL_TOOL
 
 if TYPE_CHECKING:
     from vibe_tui.tools.pty_session import PtySession
@@ -33,8 +34,6 @@ STATES: dict[str, tuple[str, str, str]] = {
     "denied": ("⊘", "bold $error", "denied"),
     "interrupted": ("■", "bold $warning", "interrupted"),
 }
-EDIT_TOOLS = ("edit_file", "write_file")
-TERMINAL_TOOL = "interactive_start"  # its result names a pseudo-terminal session
 # The expanded output is for reading, not for a 100k-character dump to lay out at once.
 MAX_SHOWN_LINES = 400
 
