@@ -223,13 +223,12 @@ async def show_logs(runner: CommandRunner, _: str) -> None:
 
 
 async def describe_sandbox(runner: CommandRunner, _: str) -> None:
-    from vibe_tui.tools.sandbox import describe_for_user, in_force_async
+    from vibe_tui.core.run_environment import probe_sandbox, sandbox_details
 
-    ctx = runner.session.tool_context
-    state = await in_force_async(ctx)
+    state = await probe_sandbox(runner.session)
     lines = [f"sandbox: {state.detail}"]
     if state.kind == "bubblewrap":
-        lines += await asyncio.to_thread(describe_for_user, ctx)
+        lines += await sandbox_details(runner.session)
     runner.say("\n".join(lines))
 
 

@@ -22,7 +22,7 @@ from vibe_tui.safe_text import safe, safe_name
 from vibe_tui.widgets.tool_kinds import EDIT_TOOLS, TERMINAL_TOOL
 
 if TYPE_CHECKING:
-    from vibe_tui.tools.pty_session import PtySession
+    from vibe_tui.core.terminals import PtySession
     from vibe_tui.widgets.terminal_view import TerminalView
 
 # state -> (icon, style, words shown while the call is not finished)
@@ -222,6 +222,6 @@ class ToolCallItem(Static):
         command = self.call.args.get("command")
         if agent_session is None or not isinstance(command, str):
             return None
-        from vibe_tui.tools.interactive import reported_session
+        from vibe_tui.core.terminals import started_terminal  # pyte: not at start-up
 
-        return reported_session(agent_session.tool_context, result.output, command)
+        return started_terminal(agent_session, result, command)
