@@ -123,7 +123,7 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         self._files = FileReviews()  # an edit's files; empty for other tools
         self._final: ApprovalChoice | None = None  # decided while covered: sent on resume
         if request.tool in EDIT_TOOLS and request.diff is not None:
-            self._files.files.append(self._review(request))
+            self._files.add(self._review(request))
 
     def compose(self) -> ComposeResult:
         details, body = self._details_and_body()
@@ -214,7 +214,7 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
             return False
         review = self._review(request)
         review.view.display = False
-        self._files.files.append(review)
+        self._files.add(review)
         if self.is_mounted:
             self.query_one("#dialog").mount(review.view)
             self._show_files()

@@ -85,6 +85,9 @@ class FileReviews:
     def on_screen(self) -> FileReview:
         return self.files[self.current]
 
+    def add(self, review: FileReview) -> None:
+        self.files.append(review)
+
     def find(self, approval_id: str) -> FileReview | None:
         return next((r for r in self.files if r.request.approval_id == approval_id), None)
 
