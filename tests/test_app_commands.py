@@ -292,3 +292,16 @@ async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_pat
                        what="the file restored")
         await wait_for(pilot, lambda: any("rewound to before turn 1" in e
                                           for e in entries(app, ".-notice")), what="notice")
+
+
+def test_the_command_table_names_each_command_once_with_its_handler_and_help():
+    import inspect
+
+    from vibe_tui.commands import COMMANDS_BY_NAME, SLASH_COMMANDS, help_text
+
+    assert len(COMMANDS_BY_NAME) == len(SLASH_COMMANDS)
+    shown = help_text()
+    for command in SLASH_COMMANDS:
+        assert command.name.startswith("/") and command.usage.startswith(command.name)
+        assert inspect.iscoroutinefunction(command.run)
+        assert command.usage in shown

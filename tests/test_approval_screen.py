@@ -16,7 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from vibe_tui.core.events import ApprovalRequested
-from vibe_tui.screens.approval import ApprovalChoice, ApprovalScreen
+from vibe_tui.screens.approval import ApprovalScreen
+from vibe_tui.screens.approval_choice import ApprovalChoice
 from vibe_tui.widgets.diff_view import DiffView
 
 DIFF = "--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"

@@ -203,7 +203,9 @@ async def test_changes_screen_lists_files_and_reverts_a_hunk(fake_llm, tmp_path)
 
 async def test_changes_screen_shows_a_file_named_with_an_escape_sequence_as_it_is(
         fake_llm, tmp_path) -> None:
-    from vibe_tui.screens.changes import ChangesScreen
+    from textual.widgets import Static
+
+    from vibe_tui.screens.changes import ChangesScreen, ConfirmScreen
 
     name, shown = "esc\x1b]0;X\x07.txt", "esc\\x1b]0;X\\x07.txt"
     fake_llm.push(tool_calls(tool_call("write_file", {"path": name, "content": "x\n"})),
@@ -219,6 +221,12 @@ async def test_changes_screen_shows_a_file_named_with_an_escape_sequence_as_it_i
         listed = changes_screen(app).query_one("FileList").get_option_at_index(0).prompt
         assert str(listed).startswith(f"{shown}  new")
         assert f"{shown}  new" in screen_text(app)
+        # The revert confirmation names the file as it is, too.
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        question = str(app.screen.query_one("#question", Static).content)
+        assert f"Revert every change to {shown}: delete it" in question
+        await pilot.press("n")
 
 
 async def test_changes_screen_with_nothing_changed(fake_llm, tmp_path) -> None:

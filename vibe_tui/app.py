@@ -33,7 +33,8 @@ from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
-    from vibe_tui.screens.approval import ApprovalChoice, ApprovalScreen
+    from vibe_tui.screens.approval import ApprovalScreen
+    from vibe_tui.screens.approval_choice import ApprovalChoice
 
 DOUBLE_CTRL_C_S = 2.0
 TERMINAL_KEYS_ACTIONS = ("ctrl_c", "cycle_mode", "changes")
@@ -194,8 +195,8 @@ class VibeApp(App[int]):
             # The answer widget (Rich Markdown) is the first answer's; LiteLLM the first call's.
             await asyncio.to_thread(importlib.import_module, "vibe_tui.widgets.answer")
             await preload()
-            # LiteLLM leaves ~1M long-lived objects: without this each full collection
-            # scans them all and stalls the screen for 0.3-0.5 s mid-stream.
+            # LiteLLM leaves a great many long-lived objects: frozen, a full collection
+            # no longer scans them all and stalls the screen mid-stream (bench/README.md).
             gc.freeze()
 
         self.run_worker(load(), group="preload", exit_on_error=False)

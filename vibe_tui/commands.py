@@ -3,6 +3,11 @@
 Commands act through the Session's public doors (``set_model``, ``set_mode``) or on the
 screen only (``/clear``). ``!command`` is the user running their own command in the
 workspace, so it needs no approval and never goes through the agent's tools.
+
+``SLASH_COMMANDS`` is the one table of commands: name, usage, help and handler. /help,
+the prompt's completion and the dispatch all read it, so a command cannot be listed
+without a handler. The app passes itself as the ``CommandHost``: the commands see only
+the few doors they use, and this module needs nothing from ``app.py``.
 """
 
 from __future__ import annotations
@@ -10,19 +15,51 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from vibe_tui.policy.types import MODES
 
 if TYPE_CHECKING:
-    from vibe_tui.app import VibeApp
+    from pathlib import Path
+
+    from vibe_tui.core.session import Session
+    from vibe_tui.widgets.conversation import Conversation
 
 SHELL_OUTPUT_MAX_CHARS = 20_000
 SHELL_TIMEOUT_S = 300.0
+
+
+class CommandHost(Protocol):
+    """What the commands use of the app (the app itself is one)."""
+
+    session: Session
+
+    @property
+    def conversation(self) -> Conversation: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    async def run_action(self, action: str, *args: Any, **kwargs: Any) -> bool: ...
+
+    async def run_command_text(self, text: str) -> None: ...
+
+    async def resume_session(self, path: Path | None) -> None: ...
+
+    def action_changes(self) -> None: ...
+
+    def open_settings(self) -> None: ...
+
+    async def action_quit(self) -> None: ...
+
+
+Handler = Callable[["CommandRunner", str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -30,27 +67,8 @@ class SlashCommand:
     name: str
     usage: str
     help: str
+    run: Handler  # called with the runner and what follows the name
 
-
-SLASH_COMMANDS = [
-    SlashCommand("/help", "/help", "commands and keys"),
-    SlashCommand("/clear", "/clear", "clear the screen (the session keeps its history)"),
-    SlashCommand("/model", "/model NAME", "use another model from the next call"),
-    SlashCommand("/mode", "/mode " + "|".join(MODES), "set the permission mode"),
-    SlashCommand("/compact", "/compact [FOCUS]", "summarise the conversation to free context"),
-    SlashCommand("/resume", "/resume", "open an earlier session of this workspace"),
-    SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)"),
-    SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them"),
-    SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository"),
-    SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads"),
-    SlashCommand("/log", "/log", "where this session's event and call logs are"),
-    SlashCommand("/sandbox", "/sandbox", "what commands run under, and why"),
-    SlashCommand("/mcp", "/mcp", "MCP servers: state, tools, errors; space turns one off/on"),
-    SlashCommand("/trust", "/trust", "use this folder's .vibe/config.toml rules and .mcp.json"),
-    SlashCommand("/settings", "/settings", "providers, keys and models"),
-    SlashCommand("/quit", "/quit", "quit vibe-tui"),
-]
-COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
@@ -73,8 +91,12 @@ def help_text() -> str:
 class CommandRunner:
     """Runs what the user typed when it is a command rather than a message to the model."""
 
-    def __init__(self, app: VibeApp) -> None:
-        self.app = app
+    def __init__(self, host: CommandHost) -> None:
+        self.host = host
+
+    @property
+    def session(self) -> Session:
+        return self.host.session
 
     @staticmethod
     def handles(text: str) -> bool:
@@ -84,152 +106,197 @@ class CommandRunner:
 
     async def run(self, text: str) -> None:
         if text.startswith("!"):
-            self.app.run_worker(self.run_shell(text[1:].strip()), group="user-shell")
+            self.host.run_worker(self.run_shell(text[1:].strip()), group="user-shell")
             return
         name, _, argument = text.partition(" ")
         command = COMMANDS_BY_NAME.get(name)
         if command is None:
-            self._say(f"unknown command {name}: /help lists the commands")
+            self.say(f"unknown command {name}: /help lists the commands")
         else:
-            await getattr(self, "do_" + name[1:])(argument.strip())
+            await command.run(self, argument.strip())
 
-    def _say(self, text: str) -> None:
-        self.app.conversation.add_entry(text, "-notice")
-
-    # ---- commands -----------------------------------------------------------------------
-
-    async def do_help(self, _: str) -> None:
-        self._say(help_text())
-
-    async def do_clear(self, _: str) -> None:
-        await self.app.conversation.clear_view()
-
-    async def do_model(self, name: str) -> None:
-        session = self.app.session
-        if not name:
-            self._say(f"model: {session.model or 'none'} · /model NAME to change it")
-            return
-        from vibe_tui.core.providers import remember_model
-
-        session.set_model(name)
-        remember_model(name)
-        self._say(f"model: {name} (from the next model call)")
-
-    async def do_mode(self, name: str) -> None:
-        if name not in MODES:
-            self._say(f"mode: {self.app.session.mode} · choose one of {', '.join(MODES)}")
-            return
-        self.app.session.set_mode(name)  # type: ignore[arg-type]
-        self._say(f"mode: {name}")
-
-    async def do_compact(self, focus: str) -> None:
-        session = self.app.session
-        if session.running:
-            await session.compact(focus or None)
-            self._say("compacting before the agent's next step")
-            return
-        self._say("compacting the conversation…")
-        self.app.run_worker(session.compact(focus or None), group="compact",
-                            exit_on_error=False)
-
-    async def do_resume(self, _: str) -> None:
-        from vibe_tui.screens.session_picker import SessionPicker
-
-        session = self.app.session
-        self.app.push_screen(SessionPicker(session.workspace, current=session.id),
-                             callback=self.app.resume_session)
-
-    async def do_diff(self, _: str) -> None:
-        self.app.action_changes()
-
-    async def do_rewind(self, argument: str) -> None:
-        session = self.app.session
-        if not argument:
-            self._say(rewind_listing(session))
-            return
-        if not argument.isdigit():
-            self._say("/rewind TURN: a turn number from /rewind's list")
-            return
-        try:
-            await session.rewind(int(argument))
-        except ValueError as exc:
-            self._say(f"nothing rewound: {exc}")
-
-    async def do_init(self, _: str) -> None:
-        from vibe_tui.core.prompts import INIT_PROMPT
-
-        await self.app.run_command_text(INIT_PROMPT)
-
-    async def do_memory(self, _: str) -> None:
-        self._say(self.app.session.memory_report())
-
-    async def do_log(self, _: str) -> None:
-        session = self.app.session
-        events = session.store_path or "not saved (this session is not persisted)"
-        calls = session.call_log_path or "not saved"
-        self._say(f"events: {events}\nmodel and tool calls: {calls}")
-
-    async def do_sandbox(self, _: str) -> None:
-        from vibe_tui.tools.sandbox import describe_for_user, in_force_async
-
-        ctx = self.app.session.tool_context
-        state = await in_force_async(ctx)
-        lines = [f"sandbox: {state.detail}"]
-        if state.kind == "bubblewrap":
-            lines += await asyncio.to_thread(describe_for_user, ctx)
-        self._say("\n".join(lines))
-
-    async def do_settings(self, _: str) -> None:
-        self.app.open_settings()
-
-    async def do_mcp(self, _: str) -> None:
-        from vibe_tui.screens.mcp import McpScreen
-
-        self.app.push_screen(McpScreen(self.app.session.mcp))
-
-    async def do_trust(self, _: str) -> None:
-        from vibe_tui.config import is_trusted, load_project_config, trust
-        from vibe_tui.trust_cli import describe_project_settings
-
-        session = self.app.session
-        shown = describe_project_settings(session.workspace)
-        if not shown:
-            self._say("this folder has no .vibe/config.toml or .mcp.json: nothing to trust")
-            return
-        if is_trusted(session.workspace):
-            self._say("this folder is already trusted as it is now")
-            return
-        trust(session.workspace)
-        try:
-            rules, _ = load_project_config(session.workspace)
-        except ValueError as exc:
-            self._say(f"trusted, but its rules do not parse: {exc}")
-            return
-        session.configure(**{kind: [*getattr(session.config, kind), *found]
-                             for kind, found in rules.items()})
-        self._say("\n".join(shown) + "\ntrusted: its rules apply from now on, its MCP "
-                  "servers from the next session")
-
-    async def do_quit(self, _: str) -> None:
-        await self.app.action_quit()
+    def say(self, text: str) -> None:
+        self.host.conversation.add_entry(text, "-notice")
 
     # ---- !command -----------------------------------------------------------------------
 
     async def run_shell(self, command: str) -> None:
         if not command:
-            self._say("! runs a shell command: !ls -la")
+            self.say("! runs a shell command: !ls -la")
             return
         from vibe_tui.tools.environment import apply_export, is_export, user_env
 
-        conversation = self.app.conversation
+        conversation = self.host.conversation
         conversation.add_entry(f"$ {command}", "-user")
-        ctx = self.app.session.tool_context
+        ctx = self.host.session.tool_context
         if is_export(command):  # changes the environment of the agent's later commands
             conversation.add_entry(await apply_export(ctx, command), "-shell")
             return
         output, code = await run_user_command(command, ctx.cwd, user_env(ctx))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
+
+
+# ---- the commands -------------------------------------------------------------------------
+
+
+async def show_help(runner: CommandRunner, _: str) -> None:
+    runner.say(help_text())
+
+
+async def clear_view(runner: CommandRunner, _: str) -> None:
+    await runner.host.conversation.clear_view()
+
+
+async def use_model(runner: CommandRunner, name: str) -> None:
+    session = runner.session
+    if not name:
+        runner.say(f"model: {session.model or 'none'} · /model NAME to change it")
+        return
+    from vibe_tui.core.providers import remember_model
+
+    session.set_model(name)
+    remember_model(name)
+    runner.say(f"model: {name} (from the next model call)")
+
+
+async def set_mode(runner: CommandRunner, name: str) -> None:
+    if name not in MODES:
+        runner.say(f"mode: {runner.session.mode} · choose one of {', '.join(MODES)}")
+        return
+    runner.session.set_mode(name)  # type: ignore[arg-type]
+    runner.say(f"mode: {name}")
+
+
+async def compact(runner: CommandRunner, focus: str) -> None:
+    session = runner.session
+    if session.running:
+        await session.compact(focus or None)
+        runner.say("compacting before the agent's next step")
+        return
+    runner.say("compacting the conversation…")
+    runner.host.run_worker(session.compact(focus or None), group="compact",
+                           exit_on_error=False)
+
+
+async def pick_session(runner: CommandRunner, _: str) -> None:
+    from vibe_tui.screens.session_picker import SessionPicker
+
+    session = runner.session
+    runner.host.push_screen(SessionPicker(session.workspace, current=session.id),
+                            callback=runner.host.resume_session)
+
+
+async def show_changes(runner: CommandRunner, _: str) -> None:
+    runner.host.action_changes()
+
+
+async def rewind(runner: CommandRunner, argument: str) -> None:
+    session = runner.session
+    if not argument:
+        runner.say(rewind_listing(session))
+        return
+    if not argument.isdigit():
+        runner.say("/rewind TURN: a turn number from /rewind's list")
+        return
+    try:
+        await session.rewind(int(argument))
+    except ValueError as exc:
+        runner.say(f"nothing rewound: {exc}")
+
+
+async def write_agents_md(runner: CommandRunner, _: str) -> None:
+    from vibe_tui.core.prompts import INIT_PROMPT
+
+    await runner.host.run_command_text(INIT_PROMPT)
+
+
+async def show_memory(runner: CommandRunner, _: str) -> None:
+    runner.say(runner.session.memory_report())
+
+
+async def show_logs(runner: CommandRunner, _: str) -> None:
+    session = runner.session
+    events = session.store_path or "not saved (this session is not persisted)"
+    calls = session.call_log_path or "not saved"
+    runner.say(f"events: {events}\nmodel and tool calls: {calls}")
+
+
+async def describe_sandbox(runner: CommandRunner, _: str) -> None:
+    from vibe_tui.core.run_environment import probe_sandbox, sandbox_details
+
+    state = await probe_sandbox(runner.session)
+    lines = [f"sandbox: {state.detail}"]
+    if state.kind == "bubblewrap":
+        lines += await sandbox_details(runner.session)
+    runner.say("\n".join(lines))
+
+
+async def open_settings(runner: CommandRunner, _: str) -> None:
+    runner.host.open_settings()
+
+
+async def show_mcp(runner: CommandRunner, _: str) -> None:
+    from vibe_tui.screens.mcp import McpScreen
+
+    runner.host.push_screen(McpScreen(runner.session.mcp))
+
+
+async def trust_folder(runner: CommandRunner, _: str) -> None:
+    from vibe_tui.config import is_trusted, load_project_config, trust
+    from vibe_tui.trust_cli import describe_project_settings
+
+    session = runner.session
+    shown = describe_project_settings(session.workspace)
+    if not shown:
+        runner.say("this folder has no .vibe/config.toml or .mcp.json: nothing to trust")
+        return
+    if is_trusted(session.workspace):
+        runner.say("this folder is already trusted as it is now")
+        return
+    trust(session.workspace)
+    try:
+        rules, _ = load_project_config(session.workspace)
+    except ValueError as exc:
+        runner.say(f"trusted, but its rules do not parse: {exc}")
+        return
+    session.configure(**{kind: [*getattr(session.config, kind), *found]
+                         for kind, found in rules.items()})
+    runner.say("\n".join(shown) + "\ntrusted: its rules apply from now on, its MCP "
+               "servers from the next session")
+
+
+async def quit_app(runner: CommandRunner, _: str) -> None:
+    await runner.host.action_quit()
+
+
+SLASH_COMMANDS = [
+    SlashCommand("/help", "/help", "commands and keys", show_help),
+    SlashCommand("/clear", "/clear", "clear the screen (the session keeps its history)",
+                 clear_view),
+    SlashCommand("/model", "/model NAME", "use another model from the next call", use_model),
+    SlashCommand("/mode", "/mode " + "|".join(MODES), "set the permission mode", set_mode),
+    SlashCommand("/compact", "/compact [FOCUS]", "summarise the conversation to free context",
+                 compact),
+    SlashCommand("/resume", "/resume", "open an earlier session of this workspace",
+                 pick_session),
+    SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)",
+                 show_changes),
+    SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them",
+                 rewind),
+    SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
+                 write_agents_md),
+    SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads", show_memory),
+    SlashCommand("/log", "/log", "where this session's event and call logs are", show_logs),
+    SlashCommand("/sandbox", "/sandbox", "what commands run under, and why", describe_sandbox),
+    SlashCommand("/mcp", "/mcp", "MCP servers: state, tools, errors; space turns one off/on",
+                 show_mcp),
+    SlashCommand("/trust", "/trust", "use this folder's .vibe/config.toml rules and .mcp.json",
+                 trust_folder),
+    SlashCommand("/settings", "/settings", "providers, keys and models", open_settings),
+    SlashCommand("/quit", "/quit", "quit vibe-tui", quit_app),
+]
+COMMANDS_BY_NAME = {command.name: command for command in SLASH_COMMANDS}
 
 
 def rewind_listing(session) -> str:
@@ -291,7 +358,7 @@ class VibeCommands(Provider):
     """The command palette (Ctrl+P) offers the same actions as the slash commands."""
 
     def _entries(self) -> list[tuple[str, str, object]]:
-        app: VibeApp = self.app  # type: ignore[assignment]
+        app = cast(CommandHost, self.app)
         slash = app.run_command_text
         return [
             ("Interrupt the turn", "stop what the agent is doing (Esc)",

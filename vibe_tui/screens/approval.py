@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from textual import on
@@ -35,52 +34,16 @@ from textual.widgets import Input, OptionList, Static
 
 from vibe_tui.core.events import ApprovalRequested
 from vibe_tui.safe_text import safe_name
+from vibe_tui.screens.approval_choice import ApprovalChoice, FileReview, FileReviews
+from vibe_tui.screens.diff_review import DIFF_REVIEW_BINDINGS, SPLIT_MIN_WIDTH, DiffReviewKeys
 from vibe_tui.widgets.diff_view import DiffView
 from vibe_tui.widgets.file_list import FileList
+from vibe_tui.widgets.tool_kinds import EDIT_TOOLS
 
-EDIT_TOOLS = frozenset({"edit_file", "write_file"})
-ACCEPT_EDITS = "accept-edits"
-SPLIT_MIN_WIDTH = 140  # side by side by default from this many terminal columns
 _KEY = "bold $accent"
 
 
-@dataclass(frozen=True)
-class ApprovalChoice:
-    decision: str  # "allow" | "always" | "deny"; "" when only ``others`` are answered
-    note: str | None = None
-    hunks: tuple[int, ...] | None = None  # an edit's hunks to apply; None: all of them
-    mode: str | None = None  # the session mode to switch to with this answer
-    # The answers for the other files of a file list: (approval id, choice).
-    others: tuple[tuple[str, ApprovalChoice], ...] = ()
-
-    def answers(self, approval_id: str) -> list[tuple[str, ApprovalChoice]]:
-        """Every (approval id, choice) to send, ``approval_id`` being the modal's own
-        request; an answer that switches the mode goes last, so it settles nothing the
-        user decided otherwise."""
-        own = [(approval_id, self)] if self.decision else []
-        every = [*self.others, *own]
-        return sorted(every, key=lambda pair: pair[1].mode is not None)
-
-
-@dataclass
-class _FileReview:
-    """One edit of the modal's file list, with its diff view and the user's choice."""
-
-    request: ApprovalRequested
-    view: DiffView
-    choice: ApprovalChoice | None = None
-    settled: str | None = None  # who answered it elsewhere
-
-    @property
-    def path(self) -> str:
-        return str(self.request.args.get("path") or self.request.args.get("file_path") or "")
-
-    @property
-    def done(self) -> bool:
-        return self.choice is not None or self.settled is not None
-
-
-class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
+class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
     """Asks whether one tool call may run. Dismisses with the choice, or None when the
     question was settled in another view (``settled_elsewhere``)."""
 
@@ -97,12 +60,10 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         Binding("d", "start_note", "deny with note", show=False),
         Binding("escape", "escape", "deny", show=False),
         # An edit's keys; the arrows win over the diff's own scrolling.
-        Binding("j", "hunk(1)", "next hunk", show=False),
-        Binding("k", "hunk(-1)", "previous hunk", show=False),
+        *DIFF_REVIEW_BINDINGS,
         Binding("down", "hunk(1)", "next hunk", show=False, priority=True),
         Binding("up", "hunk(-1)", "previous hunk", show=False, priority=True),
         Binding("space", "toggle_hunk", "keep or leave out", show=False),
-        Binding("t", "toggle_split", "unified / side by side", show=False),
         Binding("f", "toggle_full", "full screen", show=False),
         Binding("tab", "file(1)", "next file", show=False),
         Binding("shift+tab", "file(-1)", "previous file", show=False),
@@ -159,11 +120,10 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         self._shown_at = time.monotonic()
         self._answered = False
         self._settled = False  # answered elsewhere while another screen covered this one
-        self._files: list[_FileReview] = []  # an edit's files; empty for other tools
-        self._current = 0
+        self._files = FileReviews()  # an edit's files; empty for other tools
         self._final: ApprovalChoice | None = None  # decided while covered: sent on resume
         if request.tool in EDIT_TOOLS and request.diff is not None:
-            self._files.append(self._review(request))
+            self._files.add(self._review(request))
 
     def compose(self) -> ComposeResult:
         details, body = self._details_and_body()
@@ -189,10 +149,10 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         if self._files:
             files = FileList(id="files")
             files.display = False  # until a second file joins
-            for review in self._files[1:]:  # joined before the modal was shown
+            for review in self._files.files[1:]:  # joined before the modal was shown
                 review.view.display = False
-            views = [review.view for review in self._files]
-            return [Static(_shown(self._files[0].path), id="path"), files], views
+            views = [review.view for review in self._files.files]
+            return [Static(_shown(self._files.files[0].path), id="path"), files], views
         if request.tool == "bash" and isinstance(args.get("command"), str):
             box = VerticalScroll(Static(_shown(args["command"], multiline=True), id="command"),
                                  id="body")
@@ -203,13 +163,13 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         box.add_class("arguments")
         return [], [box]
 
-    def _review(self, request: ApprovalRequested) -> _FileReview:
+    def _review(self, request: ApprovalRequested) -> FileReview:
         # A file that joins later takes the layout the user is looking at.
-        split = self._files[self._current].view.split if self._files else False
+        split = self._files.on_screen.view.split if self._files else False
         view = DiffView(request.diff or "", split=split, choosable=True,
                         id="body" if not self._files else None)
         view.select_hunk(0)
-        return _FileReview(request, view)
+        return FileReview(request, view)
 
     def on_mount(self) -> None:
         self.app.bell()
@@ -234,7 +194,7 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         because ``dismiss`` pops whatever screen is on top."""
         approval_id = approval_id or self.request.approval_id
         self.log.info(f"approval {approval_id} settled by {by}: {decision}")
-        review = self._file(approval_id)
+        review = self._files.find(approval_id)
         if review is not None and len(self._files) > 1:
             review.settled = f"{decision} in {by}"
             self._after_decision()
@@ -249,12 +209,12 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         this modal does not review edits (the caller queues it instead)."""
         joins = (bool(self._files) and not self._answered and request.tool in EDIT_TOOLS
                  and request.diff is not None and request.turn_id == self.request.turn_id
-                 and self._file(request.approval_id) is None)
+                 and self._files.find(request.approval_id) is None)
         if not joins:
             return False
         review = self._review(request)
         review.view.display = False
-        self._files.append(review)
+        self._files.add(review)
         if self.is_mounted:
             self.query_one("#dialog").mount(review.view)
             self._show_files()
@@ -263,11 +223,12 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
     @property
     def diff_view(self) -> DiffView | None:
         """The diff of the file on screen; None when the request is not an edit."""
-        return self._files[self._current].view if self._files else None
+        return self._files.on_screen.view if self._files else None
 
     def covers(self, approval_id: str) -> bool:
         """Whether this modal decides that approval (its own, or a file in its list)."""
-        return approval_id == self.request.approval_id or self._file(approval_id) is not None
+        return (approval_id == self.request.approval_id
+                or self._files.find(approval_id) is not None)
 
     def set_position(self, position: int, total: int) -> None:
         """Show "``position`` of ``total``" (hidden when there is only one)."""
@@ -283,7 +244,8 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         if self._ignoring_keys() or self.noting:
             return
         if self._files:
-            self._decide_file(decision)
+            self._files.decide(decision)
+            self._after_decision()
             return
         if decision == "always" and self.request.grant is None:
             return
@@ -295,32 +257,28 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
             return bool(self._files) and not self.noting
         return True
 
-    def action_hunk(self, step: int) -> None:
-        view = self._files[self._current].view
-        view.select_hunk(view.selected_hunk + step)
-
     def action_toggle_hunk(self) -> None:
         if not self._ignoring_keys():
-            self._files[self._current].view.toggle_hunk()
+            self._files.on_screen.view.toggle_hunk()
 
     def action_toggle_split(self) -> None:
-        self._set_split(not self._files[self._current].view.split)
+        self._set_split(not self._files.on_screen.view.split)
 
     def _set_split(self, split: bool) -> None:
         self.set_class(split, "-split")  # side by side wants the terminal's width
-        for review in self._files:
+        for review in self._files.files:
             review.view.split = split
 
     def action_toggle_full(self) -> None:
         self.toggle_class("-full")
 
     def action_file(self, step: int) -> None:
-        self._select_file((self._current + step) % len(self._files))
+        self._select_file((self._files.current + step) % len(self._files))
 
     @on(OptionList.OptionHighlighted, "#files")
     def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option_index != self._current:
+        if event.option_index != self._files.current:
             self._select_file(event.option_index)
 
     def action_start_note(self) -> None:
@@ -333,7 +291,8 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         elif self._ignoring_keys():
             return
         elif self._files:
-            self._decide_file("deny")
+            self._files.decide("deny")
+            self._after_decision()
         else:
             self._close(ApprovalChoice("deny"))
 
@@ -343,7 +302,8 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         note = event.value.strip() or None
         if self._files:
             self.noting = False
-            self._record(ApprovalChoice("deny", note))
+            self._files.record(ApprovalChoice("deny", note))
+            self._after_decision()
         else:
             self._close(ApprovalChoice("deny", note))
 
@@ -353,7 +313,7 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
         if noting:
             self.query_one("#note", Input).focus()
         elif self._files:
-            self.set_focus(self._files[self._current].view)
+            self.set_focus(self._files.on_screen.view)
         else:
             self.set_focus(self.query_one("#body"))
 
@@ -368,63 +328,25 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
 
     # -- an edit's files ---------------------------------------------------------------
 
-    def _decide_file(self, decision: str) -> None:
-        view = self._files[self._current].view
-        kept = view.kept_hunks
-        if decision == "deny" or not kept:
-            self._record(ApprovalChoice("deny"))
-            return
-        hunks = None if len(kept) == view.hunk_count else tuple(kept)
-        if decision == "always":  # apply, and accept every edit from now on
-            for review in self._files:
-                if not review.done and review is not self._files[self._current]:
-                    review.choice = self._kept_choice(review.view)
-            self._record(ApprovalChoice("allow", hunks=hunks, mode=ACCEPT_EDITS))
-            return
-        self._record(ApprovalChoice("allow", hunks=hunks))
-
-    @staticmethod
-    def _kept_choice(view: DiffView) -> ApprovalChoice:
-        kept = view.kept_hunks
-        if not kept:
-            return ApprovalChoice("deny")
-        return ApprovalChoice("allow", hunks=None if len(kept) == view.hunk_count else tuple(kept))
-
-    def _record(self, choice: ApprovalChoice) -> None:
-        self._files[self._current].choice = choice
-        self._after_decision()
-
     def _after_decision(self) -> None:
         """Move on to the next undecided file, or close once every file is decided."""
-        undecided = [i for i, review in enumerate(self._files) if not review.done]
-        if not undecided:
-            self._finish_files()
+        following = self._files.next_undecided()
+        if following is not None:
+            self._select_file(following)
+            self._show_files()
             return
-        following = [i for i in undecided if i > self._current]
-        self._select_file((following or undecided)[0])
-        self._show_files()
-
-    def _finish_files(self) -> None:
-        first, *rest = self._files
-        others = tuple((review.request.approval_id, review.choice)
-                       for review in rest if review.choice is not None)
-        if first.choice is None and not others:
-            choice = None  # all settled elsewhere
-        elif first.choice is None:
-            choice = ApprovalChoice("", others=others)
-        else:
-            choice = replace(first.choice, others=others)
+        choice = self._files.final_choice()
         if self.is_active:
             self._close(choice)
         else:
             self._final, self._settled = choice, True
 
     def _select_file(self, index: int) -> None:
-        if index == self._current or not 0 <= index < len(self._files):
+        if index == self._files.current or not 0 <= index < len(self._files):
             return
-        self._files[self._current].view.display = False
-        self._current = index
-        review = self._files[index]
+        self._files.on_screen.view.display = False
+        self._files.current = index
+        review = self._files.on_screen
         review.view.display = True
         self.query_one("#path", Static).update(_shown(review.path))
         self.query_one("#title", Static).update(self._title())
@@ -435,21 +357,18 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
     def _show_files(self) -> None:
         files = self.query_one("#files", FileList)
         files.display = len(self._files) > 1
-        files.show([(review.path, _file_status(review)) for review in self._files],
-                   self._current)
+        files.show([(review.path, review.status()) for review in self._files.files],
+                   self._files.current)
         self.query_one("#hints", Static).update(self._hints())
         self.query_one("#title", Static).update(self._title())
-
-    def _file(self, approval_id: str) -> _FileReview | None:
-        return next((r for r in self._files if r.request.approval_id == approval_id), None)
 
     # -- text -----------------------------------------------------------------------
 
     def _title(self) -> Content:
         if len(self._files) > 1:
-            tool = self._files[self._current].request.tool
+            tool = self._files.on_screen.request.tool
             return Content.assemble("Review ", (safe_name(tool), "bold $warning"), " · file ",
-                                    f"{self._current + 1} of {len(self._files)}")
+                                    f"{self._files.current + 1} of {len(self._files)}")
         return Content.assemble("Approve ", (safe_name(self.request.tool), "bold $warning"), "?")
 
     def _position_text(self) -> str:
@@ -476,7 +395,6 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
             ("d", _KEY), " deny with note",
         )
 
-
     def _edit_hints(self) -> Content:
         files = [("tab", _KEY), " next file · "] if len(self._files) > 1 else []
         return Content.assemble(
@@ -485,20 +403,6 @@ class ApprovalScreen(ModalScreen[ApprovalChoice | None]):
             ("j/k", _KEY), " hunk · ", ("space", _KEY), " keep/leave out · ", *files,
             ("t", _KEY), " side by side · ", ("f", _KEY), " full screen",
         )
-
-
-def _file_status(review: _FileReview) -> Content:
-    if review.settled is not None:
-        return Content.styled(f"answered: {review.settled}", "$text-muted")
-    choice = review.choice
-    if choice is None:
-        return Content.styled("to review", "$text-warning")
-    if choice.decision == "deny":
-        return Content.styled("rejected", "$text-error")
-    if choice.hunks is not None:
-        return Content.styled(f"apply {len(choice.hunks)} of {review.view.hunk_count} hunks",
-                              "$text-success")
-    return Content.styled("apply", "$text-success")
 
 
 def _extra_args(args: dict[str, Any], skip: str) -> list[Widget]:

@@ -24,7 +24,8 @@ from textual.widgets import OptionList, Static
 
 from vibe_tui.core.changes import ChangedFile, ChangeError, git_diff_stat
 from vibe_tui.core.session import Session
-from vibe_tui.safe_text import plain, safe
+from vibe_tui.safe_text import plain, safe_name
+from vibe_tui.screens.diff_review import DIFF_REVIEW_BINDINGS, SPLIT_MIN_WIDTH, DiffReviewKeys
 from vibe_tui.widgets.diff_view import DiffView
 from vibe_tui.widgets.file_list import FileList
 
@@ -65,7 +66,7 @@ class ConfirmScreen(ModalScreen[bool]):
                                       ("n", _KEY), " no"), id="question")
 
 
-class ChangesScreen(Screen[None]):
+class ChangesScreen(DiffReviewKeys, Screen[None]):
     """What this session changed, file by file; revert a hunk or a file."""
 
     AUTO_FOCUS = "#files"
@@ -73,9 +74,7 @@ class ChangesScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "close", "close", show=False),
         Binding("q", "close", "close", show=False),
-        Binding("j", "hunk(1)", "next hunk", show=False),
-        Binding("k", "hunk(-1)", "previous hunk", show=False),
-        Binding("t", "toggle_split", "unified / side by side", show=False),
+        *DIFF_REVIEW_BINDINGS,
         Binding("r", "revert_hunk", "revert hunk", show=False),
         Binding("R", "revert_file", "revert file", show=False),
     ]
@@ -114,7 +113,7 @@ class ChangesScreen(Screen[None]):
         yield Static(_hints(), id="changes-hints")
 
     def on_mount(self) -> None:
-        self._split = self.app.size.width >= 140
+        self._split = self.app.size.width >= SPLIT_MIN_WIDTH
         self.reload()
 
     # -- loading ----------------------------------------------------------------------
@@ -148,8 +147,8 @@ class ChangesScreen(Screen[None]):
             await pane.mount(Static(NOTHING_CHANGED, id="empty"))
             return
         if current.binary:
-            await pane.mount(Static(plain(f"{current.rel}: binary file changed; R reverts "
-                                          "it whole"), id="empty"))
+            await pane.mount(Static(plain(f"{safe_name(current.rel)}: binary file changed; "
+                                          "R reverts it whole"), id="empty"))
             return
         view = DiffView(current.diff, split=self._split)
         await pane.mount(view)
@@ -177,10 +176,6 @@ class ChangesScreen(Screen[None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    def action_hunk(self, step: int) -> None:
-        if (view := self.diff_view) is not None:
-            view.select_hunk(view.selected_hunk + step)
-
     def action_toggle_split(self) -> None:
         self._split = not self._split
         if (view := self.diff_view) is not None:
@@ -193,7 +188,7 @@ class ChangesScreen(Screen[None]):
         hunk = view.selected_hunk
         question = Content.assemble(
             "Revert hunk ", (f"{hunk + 1} of {len(current.hunks)}", "bold"), " in ",
-            (safe(current.rel), "bold"), "?", _outside_warning(current))
+            (safe_name(current.rel), "bold"), "?", _outside_warning(current))
         self._confirm_then_revert(question, current.rel, hunk)
 
     def action_revert_file(self) -> None:
@@ -203,7 +198,7 @@ class ChangesScreen(Screen[None]):
         what = ("delete it (this session created it)" if current.created
                 else "restore its content at the session start")
         question = Content.assemble(
-            "Revert every change to ", (safe(current.rel), "bold"), ": ", what, "?",
+            "Revert every change to ", (safe_name(current.rel), "bold"), ": ", what, "?",
             _outside_warning(current))
         self._confirm_then_revert(question, current.rel, None)
 

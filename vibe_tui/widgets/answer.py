@@ -4,14 +4,15 @@ An answer is a few ``AnswerPart`` widgets, each a run of finished Markdown block
 by Rich, and one part for the unfinished tail. A streamed delta only redraws the tail:
 finished parts keep their rendered lines and cached heights. Textual's own Markdown
 widget mounts a widget per block (and more per list item and code fence); every layout
-visits each of them, and a long answer's ~60 widgets made every flush cost a full
-re-arrangement of the pane that the keys waited behind (bench/README.md).
+visits each of them, so a long answer made every flush cost a full re-arrangement of the
+pane that the keys waited behind (figures in bench/README.md).
 
 ``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
 ten times a second reads as smooth and leaves the keys responsive.
 
-Imported lazily by the conversation: Rich's Markdown and its parser cost ~0.1 s at import
-that the first frame need not wait for (the app preloads them in the background).
+Imported lazily by the conversation: Rich's Markdown and its parser take a noticeable
+time to import that the first frame need not wait for (the app preloads them in the
+background; figure in bench/README.md).
 """
 
 from __future__ import annotations

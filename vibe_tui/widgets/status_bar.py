@@ -11,11 +11,16 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from vibe_tui.core import events as ev
-from vibe_tui.tools.environment import venv_in_use
+from vibe_tui.core.run_environment import (
+    SandboxState,
+    known_sandbox,
+    probe_sandbox,
+    venv_in_use,
+    working_folder,
+)
 
 if TYPE_CHECKING:
     from vibe_tui.core.session import Session
-    from vibe_tui.tools.sandbox import SandboxState
 
 # Each mode has its own colour so a glance tells whether edits run unasked.
 MODE_STYLES = {
@@ -52,7 +57,7 @@ def sandbox_label(state: SandboxState) -> str:
 
 
 def venv_label(session: Session) -> str:
-    venv = venv_in_use(session.tool_context)
+    venv = venv_in_use(session)
     return f"venv {venv.name}" if venv is not None else ""
 
 
@@ -84,15 +89,13 @@ class StatusBar(Widget):
         self.set_reactive(StatusBar.mode, session.mode)
         self.set_reactive(StatusBar.tokens, session.session_tokens)
         self.set_reactive(StatusBar.cost, session.session_cost)
-        self.set_reactive(StatusBar.cwd, short_path(session.tool_context.cwd))
+        self.set_reactive(StatusBar.cwd, short_path(working_folder(session)))
         self.set_reactive(StatusBar.venv, venv_label(session))
         if session.context_usage is not None:  # a resumed session's last figure
             self.set_reactive(StatusBar.context_percent, session.context_usage.percent)
 
     def on_mount(self) -> None:
-        from vibe_tui.tools.sandbox import known_in_force
-
-        known = known_in_force(self._session.tool_context)
+        known = known_sandbox(self._session)
         if known is None:
             self._probe_sandbox()
         else:
@@ -100,9 +103,7 @@ class StatusBar(Widget):
 
     @work(group="sandbox-probe", exit_on_error=False)
     async def _probe_sandbox(self) -> None:
-        from vibe_tui.tools.sandbox import in_force_async
-
-        self._show_sandbox(await in_force_async(self._session.tool_context))
+        self._show_sandbox(await probe_sandbox(self._session))
 
     def _show_sandbox(self, state: SandboxState) -> None:
         self.sandbox = sandbox_label(state)
@@ -125,7 +126,7 @@ class StatusBar(Widget):
             self.context_percent = event.percent
         elif isinstance(event, ev.ToolResult):
             # A shell `cd` moves the session's working folder; a command may make a venv.
-            self.cwd = short_path(self._session.tool_context.cwd)
+            self.cwd = short_path(working_folder(self._session))
             self.venv = venv_label(self._session)
 
     def render(self) -> Content:

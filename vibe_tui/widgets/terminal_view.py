@@ -1,6 +1,6 @@
 """A pseudo-terminal session drawn live in the conversation, and typed into by the user.
 
-The view watches a ``PtySession`` (``vibe_tui.tools.pty_session``): the emulator's screen
+The view watches a ``PtySession`` (reached through ``vibe_tui.core.terminals``): the emulator's screen
 is drawn cell by cell with its colours, redrawn at most once a frame however fast the
 program prints. Focused (a click, or Enter on its tool call), it sends every key to the
 program, Enter, Tab, arrows and Ctrl keys included, and a single Esc too; Esc twice in a
@@ -22,14 +22,13 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from vibe_tui.tools.pty_session import PtySession
-from vibe_tui.tools.terminal import BRACKETED_PASTE, key_bytes
+from vibe_tui.core.terminals import PtySession, key_sequence, pastes_bracketed
 
 # Output arrives in pieces of 1 KiB: one redraw per frame, not one per piece.
 FRAME_S = 1 / 30
 # Two Esc presses closer than this leave the terminal; a slower Esc is the program's.
 DOUBLE_ESC_S = 0.6
-# Textual's key names -> names ``key_bytes`` knows (ctrl+letter is handled apart).
+# Textual's key names -> names ``key_sequence`` knows (ctrl+letter is handled apart).
 KEY_NAMES = {
     "enter": "enter",
     "tab": "tab",
@@ -65,7 +64,7 @@ def key_data(event: events.Key, app_cursor: bool) -> bytes | None:
     if name is None and key.startswith("ctrl+") and len(key) == 6 and key[5].isalpha():
         name = f"ctrl-{key[5]}"
     if name is not None:
-        return key_bytes(name, app_cursor).encode()
+        return key_sequence(name, app_cursor)
     if event.is_printable and event.character:
         return event.character.encode("utf-8", "surrogatepass")
     return None
@@ -246,7 +245,7 @@ class TerminalView(Widget):
         if self.session.state != "running" or not event.text:
             return
         data = event.text.replace("\r\n", "\r").replace("\n", "\r")
-        if BRACKETED_PASTE in self.session.screen.mode:
+        if pastes_bracketed(self.session):
             data = f"\x1b[200~{data}\x1b[201~"
         await self.session.type_raw(data.encode("utf-8", "surrogatepass"))
 

@@ -19,9 +19,10 @@ from textual.widgets import Static
 
 from vibe_tui.core import events as ev
 from vibe_tui.safe_text import safe, safe_name
+from vibe_tui.widgets.tool_kinds import EDIT_TOOLS, TERMINAL_TOOL
 
 if TYPE_CHECKING:
-    from vibe_tui.tools.pty_session import PtySession
+    from vibe_tui.core.terminals import PtySession
     from vibe_tui.widgets.terminal_view import TerminalView
 
 # state -> (icon, style, words shown while the call is not finished)
@@ -33,8 +34,6 @@ STATES: dict[str, tuple[str, str, str]] = {
     "denied": ("⊘", "bold $error", "denied"),
     "interrupted": ("■", "bold $warning", "interrupted"),
 }
-EDIT_TOOLS = ("edit_file", "write_file")
-TERMINAL_TOOL = "interactive_start"  # its result names a pseudo-terminal session
 # The expanded output is for reading, not for a 100k-character dump to lay out at once.
 MAX_SHOWN_LINES = 400
 
@@ -223,6 +222,6 @@ class ToolCallItem(Static):
         command = self.call.args.get("command")
         if agent_session is None or not isinstance(command, str):
             return None
-        from vibe_tui.tools.interactive import reported_session
+        from vibe_tui.core.terminals import started_terminal  # pyte: not at start-up
 
-        return reported_session(agent_session.tool_context, result.output, command)
+        return started_terminal(agent_session, result, command)
