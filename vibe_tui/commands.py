@@ -13,8 +13,6 @@ the few doors they use, and this module needs nothing from ``app.py``.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -23,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from vibe_tui.policy.types import MODES
+from vibe_tui.tools.processes import kill_group
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -345,13 +344,6 @@ async def read_capped(process: asyncio.subprocess.Process) -> str:
         dropped += max(0, len(chunk) - max(room, 0))
     text = b"".join(kept).decode("utf-8", "replace")
     return text + (f"\n… {dropped} more bytes not shown" if dropped else "")
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class VibeCommands(Provider):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import signal
 import time
 from collections.abc import AsyncIterator
@@ -48,6 +47,7 @@ from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext
 from vibe_tui.tools import default_tools
 from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import Tool, ToolContext
+from vibe_tui.tools.processes import signal_group
 from vibe_tui.tools.task import TaskTool
 
 E = TypeVar("E", bound=Event)
@@ -195,10 +195,7 @@ class Session:
         if not self.running:
             return False
         for pid in list(self.tool_context.running_pids):
-            try:
-                os.killpg(pid, signal.SIGTERM)
-            except (ProcessLookupError, PermissionError):
-                pass
+            signal_group(pid, signal.SIGTERM)
         self._turn_task.cancel()
         return True
 
