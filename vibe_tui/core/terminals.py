@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vibe_tui.tools.interactive import reported_session
 from vibe_tui.tools.pty_session import PtySession
 from vibe_tui.tools.terminal import BRACKETED_PASTE, key_bytes
 
@@ -19,10 +18,15 @@ __all__ = ["PtySession", "key_sequence", "pastes_bracketed", "started_terminal"]
 
 def started_terminal(session: Session, result: ev.ToolResult, command: str
                      ) -> PtySession | None:
-    """The terminal an ``interactive_start`` result reports, while the session still has
-    it and it runs ``command`` (a resumed session's old results name ids that a new
+    """The terminal an ``interactive_start`` result names in its ``meta``, while the
+    session still has it and it runs ``command`` (a resumed session's old results name ids that a new
     program may hold now)."""
-    return reported_session(session.tool_context, result.output, command)
+    terminal_id = result.meta.get("session_id")
+    terminal = (session.tool_context.interactive.get(terminal_id)
+                if isinstance(terminal_id, str) else None)
+    if terminal is None or terminal.command != command:
+        return None
+    return terminal
 
 
 def key_sequence(name: str, app_cursor: bool) -> bytes:

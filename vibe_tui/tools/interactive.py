@@ -181,20 +181,6 @@ def render_report(session: PtySession, busy: bool, notes: list[str]) -> str:
     return "\n".join(parts)
 
 
-_REPORT_HEAD = re.compile(r"session (pty\d+) · ")
-
-
-def reported_session(ctx: ToolContext, output: str, command: str) -> PtySession | None:
-    """The session an ``interactive_start`` result reports (its first line names it), if
-    this agent session still has it and it runs ``command``: a resumed session's old
-    results name ids that a new program may hold now."""
-    match = _REPORT_HEAD.match(output)
-    session = ctx.interactive.get(match.group(1)) if match else None
-    if session is None or session.command != command:
-        return None
-    return session
-
-
 async def report(session: PtySession, busy: bool, notes: list[str], *,
                  stopped: bool = False) -> ToolOutput:
     """The screen for the model; a program that has exited is closed once reported."""
