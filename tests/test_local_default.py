@@ -15,7 +15,7 @@ from vibe_tui.config import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.local_model import LIGHT_LOCAL_MODEL, cached_weights, model_dir
 from vibe_tui.core.session import Session
-from vibe_tui.headless import run_headless
+from vibe_tui.cli.headless import run_headless
 from vibe_tui.tools.files import ReadFileTool
 
 pytestmark = pytest.mark.timeout(600)

@@ -16,7 +16,7 @@ import pytest
 from engine_helpers import make_session, of_type, run_turn, wait_until
 from vibe_tui.config import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import sessions_cli
+from vibe_tui.cli import sessions as sessions_cli
 from vibe_tui.core.history import UNFINISHED_CALL
 from vibe_tui.core.model import litellm_module
 from vibe_tui.core.session import Session

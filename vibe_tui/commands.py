@@ -189,7 +189,7 @@ class CommandRunner:
 
     async def do_trust(self, _: str) -> None:
         from vibe_tui.config import is_trusted, load_project_config, trust
-        from vibe_tui.trust_cli import describe_project_settings
+        from vibe_tui.cli.trust import describe_project_settings
 
         session = self.app.session
         shown = describe_project_settings(session.workspace)

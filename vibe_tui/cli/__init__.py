@@ -86,11 +86,11 @@ def open_session(args: argparse.Namespace, config: Config, *, interactive: bool)
 
 # Subcommands, each a module with ``main(argv) -> int``; imported only when used.
 SUBCOMMANDS = {
-    "policy": ("vibe_tui.policy.check_cli", "check rules: vibe-tui policy check < calls.jsonl"),
-    "sessions": ("vibe_tui.core.sessions_cli", "list this workspace's sessions"),
-    "serve": ("vibe_tui.web.serve_cli", "run a session with the web view only"),
-    "trust": ("vibe_tui.trust_cli", "use this folder's .vibe/config.toml rules and .mcp.json"),
-    "eval": ("vibe_tui.evals.cli", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
+    "policy": ("vibe_tui.cli.policy_check", "check rules: vibe-tui policy check < calls.jsonl"),
+    "sessions": ("vibe_tui.cli.sessions", "list this workspace's sessions"),
+    "serve": ("vibe_tui.cli.serve", "run a session with the web view only"),
+    "trust": ("vibe_tui.cli.trust", "use this folder's .vibe/config.toml rules and .mcp.json"),
+    "eval": ("vibe_tui.cli.evals", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
 }
 
 
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
-    from vibe_tui.headless import run_headless
+    from vibe_tui.cli.headless import run_headless
 
     from vibe_tui.core.local_boot import boot_if_needed
     from vibe_tui.core.local_model import LocalModelError
