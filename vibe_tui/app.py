@@ -126,7 +126,7 @@ class VibeApp(App[int]):
     @work(group="local-model", exit_on_error=False)
     async def _boot_local_model(self) -> None:
         from vibe_tui.core.local_boot import boot_local_model
-        from vibe_tui.core.local_model import LocalModelError
+        from vibe_tui.local.catalogue import LocalModelError
 
         self.conversation.add_entry(
             "No model is configured: starting the embedded local model (no key needed). "
@@ -164,7 +164,7 @@ class VibeApp(App[int]):
     async def _local_endpoint(self, name: str) -> tuple[str, str, str]:
         """The settings screen chose the embedded model ``name``: (model, base URL, key),
         starting it (or swapping the one running) as needed."""
-        from vibe_tui.core.local_model import start_default_local_model
+        from vibe_tui.local.server import start_default_local_model
 
         old = self._local_server
         if old is None or not old.running or old.name != name:

@@ -91,6 +91,7 @@ SUBCOMMANDS = {
     "serve": ("vibe_tui.cli.serve", "run a session with the web view only"),
     "trust": ("vibe_tui.cli.trust", "use this folder's .vibe/config.toml rules and .mcp.json"),
     "eval": ("vibe_tui.cli.evals", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
+    "local": ("vibe_tui.cli.local_model", "the embedded local model: vibe-tui local fetch [NAME]"),
 }
 
 
@@ -134,7 +135,7 @@ async def _headless(args: argparse.Namespace, config: Config) -> int:
     from vibe_tui.cli.headless import run_headless
 
     from vibe_tui.core.local_boot import boot_if_needed
-    from vibe_tui.core.local_model import LocalModelError
+    from vibe_tui.local.catalogue import LocalModelError
 
     session = open_session(args, config, interactive=False)
     session.start_mcp()  # the servers start while the local model loads

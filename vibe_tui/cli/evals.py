@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from vibe_tui.core.local_model import LocalModelError
+from vibe_tui.local.catalogue import LocalModelError
 from vibe_tui.evals import report as reporting
 from vibe_tui.evals.runner import (
     TASKS_DIR,
@@ -95,8 +95,9 @@ async def _run(args: argparse.Namespace) -> int:
         model = args.model
     else:
         from vibe_tui.core.local_boot import local_model_settings
-        from vibe_tui.core.local_model import (
-            spec_of, start_default_local_model, stderr_progress)
+        from vibe_tui.local.catalogue import spec_of
+        from vibe_tui.local.server import start_default_local_model
+        from vibe_tui.local.weights import stderr_progress
 
         name = args.local_model
         title = spec_of(name).title if name else "the local model"

@@ -146,7 +146,7 @@ async def list_models(provider: Provider, api_base: str | None = None,
         await model_adapter.loaded_litellm()
         return model_adapter.provider_models(provider.litellm_names, provider.prefix)
     if provider.listing == "local":
-        from vibe_tui.core.local_model import DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL
+        from vibe_tui.local.catalogue import DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL
 
         return [DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL]
     base = (api_base or provider.base_url or "").rstrip("/")
