@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vibe_tui.config import config_dir, trust
-from vibe_tui.core.mcp import load_server_specs
+from vibe_tui.mcp import load_server_specs
 from vibe_tui.policy import PolicyContext
 from vibe_tui.policy.decide import decide
 from vibe_tui.tools.mcp import McpRequest, McpTool, render_result, tool_name

@@ -27,7 +27,7 @@ from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import Event
-from vibe_tui.core.mcp import McpManager, McpServer
+from vibe_tui.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
