@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from vibe_tui.config import Config  # noqa: E402
+from vibe_tui.config.settings import Config  # noqa: E402
 from vibe_tui.core import events as ev  # noqa: E402
 from vibe_tui.local.catalogue import DEFAULT_LOCAL_MODEL, LOCAL_MODELS  # noqa: E402
 from vibe_tui.local.server import LocalServer  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vibe_tui.config import Config  # noqa: E402
+from vibe_tui.config.settings import Config  # noqa: E402
 from vibe_tui.core import events as ev  # noqa: E402
 from vibe_tui.core import loop as loop_module  # noqa: E402
 from vibe_tui.core.session import Session  # noqa: E402

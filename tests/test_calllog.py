@@ -67,7 +67,7 @@ async def test_model_and_tool_calls_are_logged_with_their_decisions(fake_llm, tm
 
 
 async def test_a_session_that_is_not_saved_logs_nothing(fake_llm, tmp_path):
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     fake_llm.push(text("hi"))

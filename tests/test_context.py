@@ -9,7 +9,7 @@ import json
 import pytest
 
 from engine_helpers import make_session, of_type, run_turn
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
@@ -353,7 +353,8 @@ async def test_a_context_overflow_from_the_provider_compacts_and_retries(fake_ll
 
 
 def test_the_per_model_window_is_read_from_the_config_file():
-    from vibe_tui.config import config_dir, load_config
+    from vibe_tui.config.paths import config_dir
+    from vibe_tui.config.settings import load_config
 
     path = config_dir() / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.config import load_config
+from vibe_tui.config.settings import load_config
 from vibe_tui.cli import evals as cli
 from vibe_tui.evals.report import build_report, format_table, score_suite
 from vibe_tui.evals.runner import (

@@ -135,7 +135,7 @@ async def test_text_output_shows_a_subagents_calls_indented_and_not_its_text(tmp
     import io
 
     from engine_helpers import subagent_responder
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
     from vibe_tui.cli.headless import run_headless
     from vibe_tui.testing.fake_llm import FakeLLM

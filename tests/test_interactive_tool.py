@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import of_type, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.policy import PolicyContext

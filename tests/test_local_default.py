@@ -11,7 +11,7 @@ import pytest
 from app_helpers import submit, wait_for
 from engine_helpers import of_type
 from vibe_tui.app import VibeApp
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.local.catalogue import LIGHT_LOCAL_MODEL, model_dir
 from vibe_tui.local.weights import cached_weights

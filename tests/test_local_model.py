@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from engine_helpers import of_type, run_turn, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.text_tool_calls import tool_calls_from_text
 from vibe_tui.local.catalogue import LIGHT_LOCAL_MODEL, LocalModelError, LocalModelSpec, model_dir

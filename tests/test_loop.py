@@ -321,7 +321,7 @@ async def test_cut_stream_keeps_partial_text_and_a_valid_history(fake_llm, tmp_p
 
 
 async def test_no_model_configured_fails_clearly(tmp_path):
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     session = Session(Config(), tmp_path)

@@ -171,7 +171,7 @@ def read_first(path: str):
 
 
 def test_bad_hunks_or_mode_are_refused_with_a_message(tmp_path) -> None:
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     session = Session(Config(), tmp_path, persist=False)

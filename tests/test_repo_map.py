@@ -245,7 +245,7 @@ async def test_repo_map_auto_puts_a_map_in_the_first_request_only(fake_llm, tmp_
     """``[repo_map] auto = true``: the first request carries a map focused on the task;
     the screen shows only the user's words; a resumed history sends the same request."""
     from engine_helpers import make_session, of_type, run_turn
-    from vibe_tui.config import load_config
+    from vibe_tui.config.settings import load_config
     from vibe_tui.core import events as ev
     from vibe_tui.core.session import Session
     from vibe_tui.testing.fake_llm import text

@@ -8,7 +8,7 @@ import os
 import secrets
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.core.store import find_session, read_events

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import make_session, of_type, run_turn, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.cli import sessions as sessions_cli
 from vibe_tui.core.history import UNFINISHED_CALL

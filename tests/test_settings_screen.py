@@ -13,9 +13,10 @@ from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
 from app_helpers import litellm_loaded, wait_for  # noqa: F401 - fixtures
-from vibe_tui.config import Config, credentials_path, load_config, stored_keys
+from vibe_tui.config.credentials import credentials_path, stored_keys
+from vibe_tui.config.settings import Config, load_config
 from vibe_tui.core import events as ev
-from vibe_tui.core.providers import PROVIDERS, PROVIDERS_BY_ID
+from vibe_tui.config.providers import PROVIDERS, PROVIDERS_BY_ID
 from vibe_tui.core.session import Session
 from vibe_tui.screens.settings import SettingsResult, SettingsScreen
 from vibe_tui.testing.fake_llm import FakeLLM, text

@@ -329,7 +329,7 @@ async def test_starting_installs_no_signal_handler(session):
 SERVE = """
 import asyncio, sys
 from pathlib import Path
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
 from vibe_tui.web import serve_forever
 

@@ -147,7 +147,7 @@ class VibeApp(App[int]):
             self.session.send(text)
 
     def _model_names(self) -> list[str]:
-        from vibe_tui.core.providers import completion_models
+        from vibe_tui.core.model_listing import completion_models
 
         return completion_models(self.session.model, self.session.config.api_base)
 

@@ -109,7 +109,7 @@ class CommandRunner:
         if not name:
             self._say(f"model: {session.model or 'none'} · /model NAME to change it")
             return
-        from vibe_tui.core.providers import remember_model
+        from vibe_tui.config.providers import remember_model
 
         session.set_model(name)
         remember_model(name)
@@ -188,8 +188,12 @@ class CommandRunner:
         self.app.push_screen(McpScreen(self.app.session.mcp))
 
     async def do_trust(self, _: str) -> None:
-        from vibe_tui.config import is_trusted, load_project_config, trust
-        from vibe_tui.cli.trust import describe_project_settings
+        from vibe_tui.config.trusted_folders import (
+            describe_project_settings,
+            is_trusted,
+            load_project_config,
+            trust,
+        )
 
         session = self.app.session
         shown = describe_project_settings(session.workspace)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from vibe_tui import __version__
-from vibe_tui.config import Config, load_config
+from vibe_tui.config.settings import Config, load_config
 from vibe_tui.policy.types import MODES
 
 DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
@@ -50,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    from vibe_tui.config import use_stored_keys
-    from vibe_tui.core.providers import key_envs
+    from vibe_tui.config.credentials import use_stored_keys
+    from vibe_tui.config.providers import key_envs
 
     config = use_stored_keys(load_config(), key_envs())  # keys typed in /settings
     config = config.with_overrides(
@@ -66,7 +66,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def open_session(args: argparse.Namespace, config: Config, *, interactive: bool):
-    from vibe_tui.config import apply_project_config
+    from vibe_tui.config.trusted_folders import apply_project_config
     from vibe_tui.core import events as ev
     from vibe_tui.core.session import Session
     from vibe_tui.core.store import find_session

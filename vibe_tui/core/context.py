@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import history
 from vibe_tui.core.history import Message
 from vibe_tui.core.model import litellm_loaded, litellm_module, loaded_litellm, max_input_tokens

@@ -38,7 +38,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vibe_tui.config import CONFIG_FILE, toml_string
+from vibe_tui.config.paths import CONFIG_FILE
+from vibe_tui.config.toml_edit import toml_string
 
 TASKS_DIR = Path(__file__).resolve().parents[2] / "evals" / "tasks"
 DEFAULT_TIMEOUT_S = 600.0

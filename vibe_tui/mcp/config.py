@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from vibe_tui.config import config_dir, is_trusted, project_config_path
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.trusted_folders import is_trusted, project_config_path
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
 DEFAULT_STARTUP_TIMEOUT_S = 30.0

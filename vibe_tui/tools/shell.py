@@ -35,7 +35,7 @@ from vibe_tui.tools.base import (
     optional,
     require_command,
 )
-from vibe_tui.config import data_dir
+from vibe_tui.config.paths import data_dir
 from vibe_tui.tools.paths import display_path, resolve_in_workspace
 
 STDOUT_CAP = 64 * 1024
