@@ -8,7 +8,7 @@ from pathlib import Path
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 
 def make_session(llm, workspace: Path, **config) -> Session:

@@ -11,7 +11,7 @@ from vibe_tui.core import events as ev
 from vibe_tui.core.calllog import read_call_log
 from vibe_tui.core.model import litellm_module
 from vibe_tui.core.store import list_sessions
-from vibe_tui.testing.fake_llm import error, text, tool_call, tool_calls
+from vibe_tui.testing.script import error, text, tool_call, tool_calls
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -17,14 +17,7 @@ from vibe_tui.core.loop import (
     STUCK_HINT,
 )
 from vibe_tui.core.prompts import TURN_LIMIT_NOTE
-from vibe_tui.testing.fake_llm import (
-    cut_stream,
-    error,
-    hold,
-    text,
-    tool_call,
-    tool_calls,
-)
+from vibe_tui.testing.script import cut_stream, error, hold, text, tool_call, tool_calls
 
 
 async def test_text_answer_streams_and_completes(fake_llm, tmp_path):

@@ -11,7 +11,7 @@ from engine_helpers import make_session, of_type, tool_messages, wait_until
 from test_mcp_servers import FIXTURE, GIT_SERVER
 from vibe_tui.config.paths import config_dir
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 
 def configure(*servers: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 from engine_helpers import make_session, of_type, tool_messages, wait_until
 
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.tools.base import ToolContext, ToolError
 from vibe_tui.tools.files import (
     EditFileTool,

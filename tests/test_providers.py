@@ -21,7 +21,7 @@ from vibe_tui.config import providers
 from vibe_tui.config.providers import PROVIDERS, PROVIDERS_BY_ID
 from vibe_tui.core import model_listing
 from vibe_tui.core.model_listing import ProviderError
-from vibe_tui.testing.fake_llm import error, text
+from vibe_tui.testing.script import error, text
 
 
 class _TagsHandler(BaseHTTPRequestHandler):

@@ -21,7 +21,7 @@ from vibe_tui.core.history import UNFINISHED_CALL
 from vibe_tui.core.model import litellm_module
 from vibe_tui.core.session import Session
 from vibe_tui.core.store import read_events, session_summaries
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -14,19 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from vibe_tui.local.catalogue import LocalModelError
 from vibe_tui.evals import report as reporting
-from vibe_tui.evals.runner import (
-    TASKS_DIR,
-    Endpoint,
-    RunOptions,
-    RunResult,
-    TaskError,
-    find_tasks,
-    fixed_endpoint,
-    run_suite,
-    scripted_endpoint,
-)
+from vibe_tui.evals.endpoints import Endpoint, fixed_endpoint, scripted_endpoint
+from vibe_tui.evals.results import RunResult
+from vibe_tui.evals.runner import RunOptions, run_suite
+from vibe_tui.evals.task import TASKS_DIR, TaskError, find_tasks
+from vibe_tui.local.catalogue import LocalModelError
 
 
 def build_parser() -> argparse.ArgumentParser:
