@@ -95,8 +95,8 @@ class Config:
     """``[repo_map] max_tokens``: the size of that map."""
     subagents: bool | None = None
     """``subagents``: the task tool, which sends read-only helpers to look around. Unset: on,
-    except for the embedded model, which in the evals handed its whole task to helpers
-    (5 runs in 8) that looped instead of running the tests it was asked to run."""
+    except for the embedded model, which hands its whole task to helpers that loop instead
+    of doing it (evals/README.md: "Defaults the evals chose")."""
     local_model: bool = False
     """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
     is the embedded one, whose tool calls are also read from its text when it writes them
