@@ -19,7 +19,7 @@ from pathlib import Path
 # Always called on the event loop's thread.
 ProgressCallback = Callable[[int, int, str], None]
 
-CONTEXT_SIZE = 8192  # an agent's tool loop outgrows 4,096 (evals/README.md: "Defaults the evals chose")
+CONTEXT_SIZE = 8192  # 4,096 is too small for an agent's tool loop (evals/README.md)
 
 
 class LocalModelError(Exception):
