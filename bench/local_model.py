@@ -25,15 +25,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from vibe_tui.config import Config  # noqa: E402
+from vibe_tui.config.settings import Config  # noqa: E402
 from vibe_tui.core import events as ev  # noqa: E402
-from vibe_tui.core.local_model import (  # noqa: E402
-    DEFAULT_LOCAL_MODEL,
-    LOCAL_MODELS,
-    LocalServer,
-    ensure_weights,
-    stderr_progress,
-)
+from vibe_tui.local.catalogue import DEFAULT_LOCAL_MODEL, LOCAL_MODELS  # noqa: E402
+from vibe_tui.local.server import LocalServer  # noqa: E402
+from vibe_tui.local.weights import ensure_weights, stderr_progress  # noqa: E402
 from vibe_tui.core.model import ModelSettings, preload, stream_completion  # noqa: E402
 from vibe_tui.core.prompts import system_prompt  # noqa: E402
 from vibe_tui.core.session import Session  # noqa: E402

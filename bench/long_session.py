@@ -145,7 +145,7 @@ async def key_latencies(app, count: int) -> list[float]:
 
 async def play(base_url: str, workspace: Path, turns: int, keys: int) -> None:
     from vibe_tui.app import VibeApp
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core import events as ev
     from vibe_tui.core.model import preload
     from vibe_tui.core.session import Session

@@ -20,11 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vibe_tui.config import Config  # noqa: E402
+from vibe_tui.config.settings import Config  # noqa: E402
 from vibe_tui.core import events as ev  # noqa: E402
 from vibe_tui.core import loop as loop_module  # noqa: E402
 from vibe_tui.core.session import Session  # noqa: E402
-from vibe_tui.testing.fake_llm import FakeLLM, text, tool_call, tool_calls  # noqa: E402
+from vibe_tui.testing.fake_llm import FakeLLM  # noqa: E402
+from vibe_tui.testing.script import text, tool_call, tool_calls  # noqa: E402
 
 
 def scripted(steps: int):

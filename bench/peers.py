@@ -116,7 +116,8 @@ def last_user_text(body: dict) -> str:
 
 def serve() -> None:
     """The fake model, as its own process: its CPU and GIL stay out of the bench's way."""
-    from vibe_tui.testing.fake_llm import FakeLLM, text
+    from vibe_tui.testing.fake_llm import FakeLLM
+    from vibe_tui.testing.script import text
 
     answers = {kind: markdown_answer(kind) for kind in (FAST, SLOW)}
 

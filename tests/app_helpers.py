@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vibe_tui.app import VibeApp
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from engine_helpers import make_session, run_turn
-from vibe_tui.config import config_dir
+from vibe_tui.config.paths import config_dir
 from vibe_tui.core.agents_md import MAX_MEMORY_BYTES, load_memory
 from vibe_tui.core.prompts import MEMORY_INTRO
-from vibe_tui.testing.fake_llm import text
+from vibe_tui.testing.script import text
 
 
 def make_repo(tmp_path):

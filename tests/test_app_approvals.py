@@ -17,7 +17,7 @@ from app_helpers import (  # noqa: F401 - fixtures
 )
 from vibe_tui.core import events as ev
 from vibe_tui.screens.approval import ApprovalScreen
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.widgets.conversation import Entry
 
 

@@ -13,7 +13,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_turns_ended,
 )
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text
+from vibe_tui.testing.script import text
 from vibe_tui.widgets.conversation import Entry
 from vibe_tui.widgets.prompt_input import CompletionList
 
@@ -216,7 +216,7 @@ async def test_resume_picks_an_earlier_session_and_redraws_it(fake_llm, tmp_path
 
 async def test_diff_and_ctrl_d_open_the_changes_of_the_session(fake_llm, tmp_path):
     from vibe_tui.screens.changes import ChangesScreen
-    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+    from vibe_tui.testing.script import tool_call, tool_calls
 
     (tmp_path / "notes.txt").write_text("one\n")
     fake_llm.push(tool_calls(tool_call("read_file", {"path": "notes.txt"}),
@@ -241,7 +241,7 @@ async def test_an_untrusted_project_config_is_shown_and_trust_applies_its_rules(
                                                                                 tmp_path):
     from vibe_tui.app import VibeApp
     from vibe_tui.cli import build_parser, config_from_args, open_session
-    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+    from vibe_tui.testing.script import tool_call, tool_calls
 
     (tmp_path / ".vibe").mkdir()
     (tmp_path / ".vibe" / "config.toml").write_text('[permissions]\nallow = ["Bash(touch:*)"]\n')
@@ -274,7 +274,7 @@ async def test_mcp_opens_the_servers_screen(fake_llm, tmp_path):
 
 
 async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_path):
-    from vibe_tui.testing.fake_llm import tool_call, tool_calls
+    from vibe_tui.testing.script import tool_call, tool_calls
 
     (tmp_path / "notes.txt").write_text("original\n")
     fake_llm.push(tool_calls(tool_call("read_file", {"path": "notes.txt"}),

@@ -13,9 +13,9 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_turns_ended,
 )
 from vibe_tui.app import VibeApp
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
-from vibe_tui.testing.fake_llm import error, text, tool_call, tool_calls
+from vibe_tui.testing.script import error, text, tool_call, tool_calls
 from vibe_tui.widgets.answer import AnswerView, EscapeCarry
 from vibe_tui.widgets.conversation import Entry
 

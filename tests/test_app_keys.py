@@ -15,7 +15,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_turns_ended,
 )
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 from vibe_tui.widgets.answer import AnswerView
 from vibe_tui.widgets.conversation import Entry
 

@@ -13,7 +13,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_turns_ended,
 )
 from engine_helpers import subagent_responder
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.widgets import conversation
 from vibe_tui.widgets.diff_view import DiffView
 from vibe_tui.widgets.timeline_item import ToolCallItem

@@ -11,7 +11,7 @@ VIEW_MODULES = ("textual", "rich", "starlette", "uvicorn")
 def test_core_tools_and_policy_import_no_view_library():
     code = (
         "import sys\n"
-        "import vibe_tui.core.session, vibe_tui.core.loop, vibe_tui.headless\n"
+        "import vibe_tui.core.session, vibe_tui.core.loop, vibe_tui.cli.headless\n"
         "import vibe_tui.tools, vibe_tui.policy\n"
         "vibe_tui.tools.default_tools()\n"
         f"bad = [m for m in sys.modules if m.split('.')[0] in {VIEW_MODULES!r}]\n"

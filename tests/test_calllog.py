@@ -11,7 +11,7 @@ from vibe_tui.core import events as ev
 from vibe_tui.core.calllog import read_call_log
 from vibe_tui.core.model import litellm_module
 from vibe_tui.core.store import list_sessions
-from vibe_tui.testing.fake_llm import error, text, tool_call, tool_calls
+from vibe_tui.testing.script import error, text, tool_call, tool_calls
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -67,7 +67,7 @@ async def test_model_and_tool_calls_are_logged_with_their_decisions(fake_llm, tm
 
 
 async def test_a_session_that_is_not_saved_logs_nothing(fake_llm, tmp_path):
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     fake_llm.push(text("hi"))

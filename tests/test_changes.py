@@ -21,7 +21,7 @@ from engine_helpers import make_session, of_type
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.changes import ChangeError, ChangeRecord, git_diff_stat
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 OLD = "".join(f"line {n}\n" for n in range(1, 31))
 NEW = OLD.replace("line 2\n", "line two\n").replace("line 28\n", "line twenty-eight\n")

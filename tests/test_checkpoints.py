@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import make_session, run_turn
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 
 def write(path: str, content: str):

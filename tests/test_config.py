@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vibe_tui.config import Config, config_dir, load_config
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.settings import Config, load_config
 
 
 def write_config(text: str):

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from engine_helpers import make_session, of_type, run_turn
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import compaction
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
@@ -18,7 +18,9 @@ from vibe_tui.core.model import litellm_module
 from vibe_tui.core.prompts import SUMMARY_PROMPT
 from vibe_tui.core.session import Session
 from vibe_tui.tools.base import schema_of
-from vibe_tui.testing.fake_llm import FakeLLM, _estimate_prompt_tokens, text, tool_call, tool_calls
+from vibe_tui.testing.fake_llm import FakeLLM
+from vibe_tui.testing.script import text, tool_call, tool_calls
+from vibe_tui.testing.wire import estimate_prompt_tokens
 
 SUMMARY_MARK = SUMMARY_PROMPT.splitlines()[0]
 WINDOW = 8192
@@ -88,7 +90,7 @@ async def test_sixty_turns_on_an_8k_window_stay_under_it_with_calls_paired(tmp_p
         assert len(requests) == 120
         for request in requests:
             assert_calls_paired(request["messages"])
-            assert _estimate_prompt_tokens(request) < WINDOW * 0.8
+            assert estimate_prompt_tokens(request) < WINDOW * 0.8
         compactions = of_type(session, ev.Compacted)
         assert len(compactions) >= 2
         assert {"stub", "summary"} <= {step for c in compactions for step in c.steps}
@@ -150,7 +152,7 @@ async def test_a_batch_too_big_for_the_window_is_cut_as_a_last_resort(fake_llm, 
     assert "cut here: cut to free room in the context window" in compaction.cuts[0][1]
     last = fake_llm.requests[-1]
     assert_calls_paired(last["messages"])
-    assert _estimate_prompt_tokens(last) < WINDOW
+    assert estimate_prompt_tokens(last) < WINDOW
     assert sorted(m["tool_call_id"] for m in last["messages"] if m["role"] == "tool") == [
         f"r{n}" for n in range(5)]
 
@@ -213,7 +215,7 @@ async def test_manual_compact_sends_a_summary_request_and_replaces_older_turns(
 
 
 async def test_a_failed_summary_call_falls_back_to_a_plain_record(fake_llm, tmp_path):
-    from vibe_tui.testing.fake_llm import error
+    from vibe_tui.testing.script import error
 
     fake_llm.push(text("first answer " * 150), text("second answer " * 150), error(401))
     session = make_session(fake_llm, tmp_path, **small_window(fake_llm, 4096))
@@ -297,7 +299,7 @@ def test_summary_cut_never_starts_the_kept_part_with_a_result():
 
 
 async def test_compact_during_a_turn_happens_before_its_next_model_call(fake_llm, tmp_path):
-    from vibe_tui.testing.fake_llm import hold
+    from vibe_tui.testing.script import hold
 
     (tmp_path / "a.py").write_text(numbered(0, 30))
     fake_llm.push(text("An earlier answer about the code. " * 30),
@@ -331,7 +333,7 @@ def test_a_compaction_model_of_another_provider_does_not_inherit_the_endpoint(tm
 
 
 async def test_a_context_overflow_from_the_provider_compacts_and_retries(fake_llm, tmp_path):
-    from vibe_tui.testing.fake_llm import error
+    from vibe_tui.testing.script import error
 
     for number in range(3):
         (tmp_path / f"f{number}.py").write_text(numbered(number, 30))
@@ -354,7 +356,8 @@ async def test_a_context_overflow_from_the_provider_compacts_and_retries(fake_ll
 
 
 def test_the_per_model_window_is_read_from_the_config_file():
-    from vibe_tui.config import config_dir, load_config
+    from vibe_tui.config.paths import config_dir
+    from vibe_tui.config.settings import load_config
 
     path = config_dir() / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)

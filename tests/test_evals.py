@@ -11,25 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.config import load_config
-from vibe_tui.evals import cli
+from vibe_tui.config.settings import load_config
+from vibe_tui.cli import evals as cli
 from vibe_tui.evals.report import build_report, format_table, score_suite
+from vibe_tui.evals.endpoints import Endpoint, fixed_endpoint
+from vibe_tui.evals.results import summarize_events
 from vibe_tui.evals.runner import (
-    TASKS_DIR,
-    Endpoint,
     RunOptions,
-    TaskError,
     agent_argv,
     agent_env,
-    find_tasks,
-    fixed_endpoint,
-    load_task,
     prepare_workspace,
     run_check,
     run_suite,
-    summarize_events,
 )
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.evals.task import TASKS_DIR, TaskError, find_tasks, load_task
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 
 ALL_TASKS = find_tasks(TASKS_DIR)
 REPORT_FIELDS = {"date", "model", "runs", "jobs", "command", "load_average", "summary",

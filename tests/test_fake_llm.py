@@ -18,8 +18,8 @@ import litellm  # noqa: E402
 import pytest  # noqa: E402
 from litellm.exceptions import MidStreamFallbackError  # noqa: E402
 
-from vibe_tui.testing.fake_llm import (  # noqa: E402
-    FakeLLM,
+from vibe_tui.testing.fake_llm import FakeLLM
+from vibe_tui.testing.script import (
     cut_stream,
     error,
     hold,

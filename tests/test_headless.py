@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 BUGGY = "def add(a, b):\n    return a - b\n"
 TESTS = textwrap.dedent("""\
@@ -83,7 +83,7 @@ def test_headless_text_output_and_failure_exit_code(fake_llm, tmp_path):
     result = run_cli(tmp_path, fake_llm, "-p", "what is the answer?", home=tmp_path / "home")
     assert result.returncode == 0
     assert result.stdout.strip() == "The answer is 42."
-    from vibe_tui.testing.fake_llm import error
+    from vibe_tui.testing.script import error
 
     fake_llm.push(error(401, "Incorrect API key provided"))
     result = run_cli(tmp_path, fake_llm, "-p", "again", home=tmp_path / "home")
@@ -135,9 +135,9 @@ async def test_text_output_shows_a_subagents_calls_indented_and_not_its_text(tmp
     import io
 
     from engine_helpers import subagent_responder
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
-    from vibe_tui.headless import run_headless
+    from vibe_tui.cli.headless import run_headless
     from vibe_tui.testing.fake_llm import FakeLLM
 
     (tmp_path / "alpha.py").write_text("ALPHA = 1\n")

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import of_type, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.policy import PolicyContext
 from vibe_tui.policy.decide import decide
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.tools import default_tools
 from vibe_tui.tools import interactive, pty_session, sandbox
 from vibe_tui.tools.base import ToolContext, ToolError

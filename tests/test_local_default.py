@@ -11,11 +11,12 @@ import pytest
 from app_helpers import submit, wait_for
 from engine_helpers import of_type
 from vibe_tui.app import VibeApp
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core.local_model import LIGHT_LOCAL_MODEL, cached_weights, model_dir
+from vibe_tui.local.catalogue import LIGHT_LOCAL_MODEL, model_dir
+from vibe_tui.local.weights import cached_weights
 from vibe_tui.core.session import Session
-from vibe_tui.headless import run_headless
+from vibe_tui.cli.headless import run_headless
 from vibe_tui.tools.file_read import ReadFileTool
 
 pytestmark = pytest.mark.timeout(600)
@@ -28,7 +29,7 @@ ONE_TOOL = [ReadFileTool()]
 def light_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
     if cached_weights(LIGHT_LOCAL_MODEL) is None:
         pytest.skip(f"the {LIGHT_LOCAL_MODEL} weights are not in the model cache ({model_dir()}): "
-                    f"run `uv run python -m vibe_tui.core.local_model fetch {LIGHT_LOCAL_MODEL}`")
+                    f"run `uv run python -m vibe_tui.cli.local_model fetch {LIGHT_LOCAL_MODEL}`")
     monkeypatch.setenv("VIBE_TUI_LOCAL_MODEL", LIGHT_LOCAL_MODEL)
     # One thread: on a shared 2-core machine a second one makes llama.cpp several times slower.
     monkeypatch.setenv("VIBE_TUI_LOCAL_THREADS", "1")

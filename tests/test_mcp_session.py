@@ -9,9 +9,9 @@ from pathlib import Path
 
 from engine_helpers import make_session, of_type, tool_messages, wait_until
 from test_mcp_servers import FIXTURE, GIT_SERVER
-from vibe_tui.config import config_dir
+from vibe_tui.config.paths import config_dir
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 
 def configure(*servers: str) -> None:
@@ -91,7 +91,7 @@ async def test_a_deny_rule_wins_and_an_allow_rule_skips_the_question(fake_llm, t
 
 
 async def test_an_unanswerable_ask_is_denied_in_headless_sessions(fake_llm, tmp_path):
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     configure(fixture_server())

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from vibe_tui.core.model import ModelSettings, stream_completion
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 TOOLS = [{"type": "function", "function": {
     "name": "write_file", "description": "write a file",

@@ -9,7 +9,7 @@ import pytest
 from engine_helpers import make_session, of_type, tool_messages, wait_until
 
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.tools.base import ToolContext, ToolError
 from vibe_tui.tools.file_read import ReadFileTool
 from vibe_tui.tools.file_write import EditFileTool, WriteFileTool
@@ -167,7 +167,7 @@ def read_first(path: str):
 
 
 def test_bad_hunks_or_mode_are_refused_with_a_message(tmp_path) -> None:
-    from vibe_tui.config import Config
+    from vibe_tui.config.settings import Config
     from vibe_tui.core.session import Session
 
     session = Session(Config(), tmp_path, persist=False)

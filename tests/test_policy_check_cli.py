@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.config import config_dir, trust
-from vibe_tui.policy.check_cli import main
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.trusted_folders import trust
+from vibe_tui.cli.policy_check import main
 
 
 @pytest.fixture

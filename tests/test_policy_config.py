@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.config import (
-    Config,
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.settings import Config, load_config
+from vibe_tui.config.trusted_folders import (
     apply_project_config,
-    config_dir,
     is_trusted,
-    load_config,
     load_project_config,
     trust,
 )

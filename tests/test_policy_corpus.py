@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from vibe_tui.policy.check_cli import Checker
+from vibe_tui.cli.policy_check import Checker
 from vibe_tui.policy.types import PolicyContext
 from vibe_tui.tools import default_tools
 

@@ -13,19 +13,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from vibe_tui.config import (
-    Config,
-    config_path,
-    credentials_path,
-    load_config,
-    save_model_choice,
-    store_key,
-    stored_keys,
-    use_stored_keys,
-)
-from vibe_tui.core import providers
-from vibe_tui.core.providers import PROVIDERS, PROVIDERS_BY_ID, ProviderError
-from vibe_tui.testing.fake_llm import error, text
+from vibe_tui.config.credentials import credentials_path, store_key, stored_keys, use_stored_keys
+from vibe_tui.config.paths import config_path
+from vibe_tui.config.settings import Config, load_config
+from vibe_tui.config.toml_edit import save_model_choice
+from vibe_tui.config import providers
+from vibe_tui.config.providers import PROVIDERS, PROVIDERS_BY_ID
+from vibe_tui.core import model_listing
+from vibe_tui.core.model_listing import ProviderError
+from vibe_tui.testing.script import error, text
 
 
 class _TagsHandler(BaseHTTPRequestHandler):
@@ -77,14 +73,14 @@ def test_the_catalogue_has_every_provider_the_issue_names():
 
 async def test_an_openai_compatible_server_lists_its_models(fake_llm):
     provider = PROVIDERS_BY_ID["openai_compatible"]
-    assert await providers.list_models(provider, fake_llm.base_url) == ["openai/fake-model"]
+    assert await model_listing.list_models(provider, fake_llm.base_url) == ["openai/fake-model"]
     # Then /model completion offers them for that server.
-    assert "openai/fake-model" in providers.completion_models("openai/x", fake_llm.base_url)
+    assert "openai/fake-model" in model_listing.completion_models("openai/x", fake_llm.base_url)
 
 
 async def test_ollama_lists_its_tags(ollama):
     base = f"http://127.0.0.1:{ollama.server_address[1]}"
-    models = await providers.list_models(PROVIDERS_BY_ID["ollama"], base)
+    models = await model_listing.list_models(PROVIDERS_BY_ID["ollama"], base)
     assert models == ["ollama_chat/llama3.2:latest", "ollama_chat/qwen2.5-coder:7b"]
     assert ollama.paths == ["/api/tags"]
 
@@ -92,27 +88,27 @@ async def test_ollama_lists_its_tags(ollama):
 async def test_a_server_that_cannot_list_gives_a_clear_message(ollama):
     provider = PROVIDERS_BY_ID["openai_compatible"]
     with pytest.raises(ProviderError, match=r"cannot reach http://127\.0\.0\.1:\d+/v1/models"):
-        await providers.list_models(provider, dead_base())
+        await model_listing.list_models(provider, dead_base())
     # Ollama's tags are not an OpenAI list of models.
     base = f"http://127.0.0.1:{ollama.server_address[1]}"
     with pytest.raises(ProviderError, match="no 'data' list"):
-        await providers.list_models(provider, base)
+        await model_listing.list_models(provider, base)
     with pytest.raises(ProviderError, match="type the server's base URL first"):
-        await providers.list_models(dataclasses.replace(provider, base_url=None), "")
+        await model_listing.list_models(dataclasses.replace(provider, base_url=None), "")
 
 
 async def test_litellm_lists_a_providers_chat_models_with_its_prefix():
-    models = await providers.list_models(PROVIDERS_BY_ID["anthropic"])
+    models = await model_listing.list_models(PROVIDERS_BY_ID["anthropic"])
     assert models and all(m.startswith("anthropic/claude") for m in models)
-    mistral = await providers.list_models(PROVIDERS_BY_ID["mistral"])
+    mistral = await model_listing.list_models(PROVIDERS_BY_ID["mistral"])
     assert mistral and all(m.startswith("mistral/") and "mistral/mistral/" not in m
                            for m in mistral)
-    assert "qwen2.5-coder-1.5b" in await providers.list_models(PROVIDERS_BY_ID["local"])
+    assert "qwen2.5-coder-1.5b" in await model_listing.list_models(PROVIDERS_BY_ID["local"])
 
 
 async def test_check_reports_latency_and_sends_one_token(fake_llm):
     fake_llm.push(text("OK"))
-    outcome = await providers.check_model(fake_llm.model, fake_llm.base_url, "sk-no-key")
+    outcome = await model_listing.check_model(fake_llm.model, fake_llm.base_url, "sk-no-key")
     assert outcome.ok and outcome.latency_s > 0
     assert outcome.describe().startswith("OK · answered in ")
     assert fake_llm.requests[0]["max_tokens"] == 1
@@ -120,10 +116,10 @@ async def test_check_reports_latency_and_sends_one_token(fake_llm):
 
 async def test_check_reports_the_providers_own_error(fake_llm):
     fake_llm.push(error(404))
-    outcome = await providers.check_model(fake_llm.model, fake_llm.base_url, "sk-no-key")
+    outcome = await model_listing.check_model(fake_llm.model, fake_llm.base_url, "sk-no-key")
     assert not outcome.ok
     assert "The model `fake-model` does not exist" in outcome.message
-    dead = await providers.check_model("openai/x", dead_base(), "sk-no-key", timeout_s=5)
+    dead = await model_listing.check_model("openai/x", dead_base(), "sk-no-key", timeout_s=5)
     assert not dead.ok and dead.message.startswith("Connection error. (")
 
 
@@ -198,7 +194,7 @@ def test_recent_models_come_first_in_completion():
     providers.remember_model("anthropic/b")
     providers.remember_model("openai/a")
     assert providers.recent_models() == ["openai/a", "anthropic/b"]
-    names = providers.completion_models("anthropic/claude-sonnet-4-5")
+    names = model_listing.completion_models("anthropic/claude-sonnet-4-5")
     assert names[:3] == ["openai/a", "anthropic/b", "anthropic/claude-sonnet-4-5"]
     assert any(n.startswith("anthropic/claude-") and n != "anthropic/claude-sonnet-4-5"
                for n in names[3:])

@@ -245,10 +245,10 @@ async def test_repo_map_auto_puts_a_map_in_the_first_request_only(fake_llm, tmp_
     """``[repo_map] auto = true``: the first request carries a map focused on the task;
     the screen shows only the user's words; a resumed history sends the same request."""
     from engine_helpers import make_session, of_type, run_turn
-    from vibe_tui.config import load_config
+    from vibe_tui.config.settings import load_config
     from vibe_tui.core import events as ev
     from vibe_tui.core.session import Session
-    from vibe_tui.testing.fake_llm import text
+    from vibe_tui.testing.script import text
 
     (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return order.total\n")
     (tmp_path / "shipping.py").write_text("def ship(order):\n    return compute_invoice(order)\n")
@@ -275,7 +275,7 @@ async def test_repo_map_auto_puts_a_map_in_the_first_request_only(fake_llm, tmp_
 
 async def test_without_repo_map_auto_the_first_request_is_the_prompt(fake_llm, tmp_path: Path):
     from engine_helpers import make_session, run_turn
-    from vibe_tui.testing.fake_llm import text
+    from vibe_tui.testing.script import text
 
     (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
     fake_llm.push(text("ok"))
@@ -290,7 +290,7 @@ async def test_the_embedded_model_gets_a_map_unless_the_user_turned_it_off(
     """Unset ``[repo_map] auto`` means on for the local model, which guesses paths
     otherwise; an explicit ``auto = false`` wins."""
     from engine_helpers import make_session, run_turn
-    from vibe_tui.testing.fake_llm import text
+    from vibe_tui.testing.script import text
 
     (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
     fake_llm.push(text("ok"), text("ok"))

@@ -8,11 +8,11 @@ import os
 import secrets
 
 from engine_helpers import make_session, of_type, run_turn, tool_messages, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.core.store import find_session, read_events
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 
 
 def pending_approvals(session):

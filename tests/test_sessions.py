@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from engine_helpers import make_session, of_type, run_turn, wait_until
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import sessions_cli
+from vibe_tui.cli import sessions as sessions_cli
 from vibe_tui.core.history import UNFINISHED_CALL
 from vibe_tui.core.model import litellm_module
 from vibe_tui.core.session import Session
 from vibe_tui.core.store import read_events, session_summaries
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 
 
 @pytest.fixture(autouse=True, scope="module")

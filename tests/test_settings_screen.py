@@ -13,12 +13,14 @@ from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
 from app_helpers import litellm_loaded, wait_for  # noqa: F401 - fixtures
-from vibe_tui.config import Config, credentials_path, load_config, stored_keys
+from vibe_tui.config.credentials import credentials_path, stored_keys
+from vibe_tui.config.settings import Config, load_config
 from vibe_tui.core import events as ev
-from vibe_tui.core.providers import PROVIDERS, PROVIDERS_BY_ID
+from vibe_tui.config.providers import PROVIDERS, PROVIDERS_BY_ID
 from vibe_tui.core.session import Session
 from vibe_tui.screens.settings import SettingsResult, SettingsScreen
-from vibe_tui.testing.fake_llm import FakeLLM, text
+from vibe_tui.testing.fake_llm import FakeLLM
+from vibe_tui.testing.script import text
 from vibe_tui.widgets.model_picker import ModelPicker
 
 SIZE = (120, 44)
@@ -145,7 +147,7 @@ async def test_the_provider_error_is_shown_as_it_came(session, other_llm):
         screen = await choose_provider(pilot, "openai_compatible")
         await enter_base_url(pilot, screen, other_llm.base_url)
         screen.query_one(ModelPicker).value = "fake-model"
-        from vibe_tui.testing.fake_llm import error
+        from vibe_tui.testing.script import error
 
         other_llm.push(error(401))
         await pilot.press("ctrl+t")

@@ -28,7 +28,8 @@ from app_helpers import (  # noqa: F401 - fixtures
 )
 from vibe_tui.screens.approval import ApprovalScreen
 from vibe_tui.tools import sandbox
-from vibe_tui.testing.fake_llm import FakeLLM, hold, text, tool_call, tool_calls
+from vibe_tui.testing.fake_llm import FakeLLM
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 from vibe_tui.widgets import status_bar
 from vibe_tui.widgets.timeline_item import Durations
 

@@ -14,7 +14,8 @@ from vibe_tui.core.model import litellm_module
 from vibe_tui.core.prompts import LAST_CALL_NOTE, SUBAGENT_PROMPT
 from vibe_tui.core.store import read_events
 from vibe_tui.core.subagent import MAX_SUBAGENT_CALLS
-from vibe_tui.testing.fake_llm import FakeLLM, hold, text, tool_call, tool_calls
+from vibe_tui.testing.fake_llm import FakeLLM
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 
 HELPER_MARK = SUBAGENT_PROMPT.splitlines()[0][:40]
 
@@ -170,7 +171,7 @@ async def test_a_helper_stops_after_twelve_model_calls(fake_llm, tmp_path):
 
 
 async def test_a_failing_helper_is_an_error_result(fake_llm, tmp_path):
-    from vibe_tui.testing.fake_llm import error
+    from vibe_tui.testing.script import error
 
     fake_llm.push(tool_calls(tool_call("task", {"prompt": "look"}, id="t")), error(401),
                   text("the helper failed"))

@@ -17,7 +17,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_for,
     wait_turns_ended,
 )
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.tools.interactive import close_all
 from vibe_tui.widgets.terminal_view import TerminalView, cell_style, key_data
 

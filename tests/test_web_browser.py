@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from engine_helpers import make_session, of_type
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 from vibe_tui.web import WebView
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -11,7 +11,7 @@ import pytest
 
 from engine_helpers import make_session, of_type, wait_until
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import text, tool_call, tool_calls
+from vibe_tui.testing.script import text, tool_call, tool_calls
 from vibe_tui.web import WebView
 
 # (method, path, JSON body) for every route that needs the token.

@@ -15,7 +15,7 @@ import pytest
 
 from engine_helpers import make_session, of_type, wait_until
 from vibe_tui.core import events as ev
-from vibe_tui.testing.fake_llm import hold, text, tool_call, tool_calls
+from vibe_tui.testing.script import hold, text, tool_call, tool_calls
 from vibe_tui.web import WebView
 
 
@@ -329,7 +329,7 @@ async def test_starting_installs_no_signal_handler(session):
 SERVE = """
 import asyncio, sys
 from pathlib import Path
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
 from vibe_tui.web import serve_forever
 

@@ -127,7 +127,7 @@ class VibeApp(App[int]):
     @work(group="local-model", exit_on_error=False)
     async def _boot_local_model(self) -> None:
         from vibe_tui.core.local_boot import boot_local_model
-        from vibe_tui.core.local_model import LocalModelError
+        from vibe_tui.local.catalogue import LocalModelError
 
         self.conversation.add_entry(
             "No model is configured: starting the embedded local model (no key needed). "
@@ -148,7 +148,7 @@ class VibeApp(App[int]):
             self.session.send(text)
 
     def _model_names(self) -> list[str]:
-        from vibe_tui.core.providers import completion_models
+        from vibe_tui.core.model_listing import completion_models
 
         return completion_models(self.session.model, self.session.config.api_base)
 
@@ -165,7 +165,7 @@ class VibeApp(App[int]):
     async def _local_endpoint(self, name: str) -> tuple[str, str, str]:
         """The settings screen chose the embedded model ``name``: (model, base URL, key),
         starting it (or swapping the one running) as needed."""
-        from vibe_tui.core.local_model import start_default_local_model
+        from vibe_tui.local.server import start_default_local_model
 
         old = self._local_server
         if old is None or not old.running or old.name != name:

@@ -152,7 +152,7 @@ async def use_model(runner: CommandRunner, name: str) -> None:
     if not name:
         runner.say(f"model: {session.model or 'none'} · /model NAME to change it")
         return
-    from vibe_tui.core.providers import remember_model
+    from vibe_tui.config.providers import remember_model
 
     session.set_model(name)
     remember_model(name)
@@ -242,8 +242,12 @@ async def show_mcp(runner: CommandRunner, _: str) -> None:
 
 
 async def trust_folder(runner: CommandRunner, _: str) -> None:
-    from vibe_tui.config import is_trusted, load_project_config, trust
-    from vibe_tui.trust_cli import describe_project_settings
+    from vibe_tui.config.trusted_folders import (
+        describe_project_settings,
+        is_trusted,
+        load_project_config,
+        trust,
+    )
 
     session = runner.session
     shown = describe_project_settings(session.workspace)

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
 from vibe_tui.screens.changes import ChangesScreen
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vibe_tui.config import config_dir
+from vibe_tui.config.paths import config_dir
 from vibe_tui.policy.types import is_inside
 
 MEMORY_FILE = "AGENTS.md"

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.history import Message
 from vibe_tui.core.model import (
     litellm_loaded,

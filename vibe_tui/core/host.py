@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.approvals import AnswerOutcome, PendingApproval
 from vibe_tui.core.calllog import CallLog
 from vibe_tui.core.changes import ChangeRecord

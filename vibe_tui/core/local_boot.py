@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vibe_tui.core.local_model import LocalServer, ProgressCallback
+    from vibe_tui.local.catalogue import ProgressCallback
+    from vibe_tui.local.server import LocalServer
     from vibe_tui.core.session import Session
 
 
@@ -24,7 +25,7 @@ async def boot_local_model(session: Session,
                            progress: ProgressCallback | None = None) -> LocalServer:
     """Fetch (first time only) and serve the local model, then point the session at it.
     The caller owns the returned server and stops it when the app ends."""
-    from vibe_tui.core.local_model import start_default_local_model
+    from vibe_tui.local.server import start_default_local_model
 
     model, api_base, server = await start_default_local_model(
         progress, session.config.local_model_name)
@@ -39,7 +40,7 @@ LOCAL_MAX_OUTPUT_TOKENS = 2048
 
 def local_model_settings() -> dict[str, bool | int | float]:
     """The config every user of the embedded model gets (the evals too)."""
-    from vibe_tui.core.local_model import CONTEXT_SIZE
+    from vibe_tui.local.catalogue import CONTEXT_SIZE
 
     # Greedy decoding: a small model's tool calls break far more often when sampled.
     return {"temperature": 0.0, "context_window": CONTEXT_SIZE, "local_model": True,
@@ -50,7 +51,8 @@ async def boot_if_needed(session: Session) -> LocalServer | None:
     """For the command-line entry points (``-p``, ``serve``): the local model when no
     other is configured, its progress on stderr. Raises LocalModelError with a message
     that says the local model was the fallback."""
-    from vibe_tui.core.local_model import LocalModelError, stderr_progress
+    from vibe_tui.local.catalogue import LocalModelError
+    from vibe_tui.local.weights import stderr_progress
 
     if not needs_local_model(session):
         return None

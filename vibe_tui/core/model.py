@@ -206,7 +206,7 @@ async def stream_completion(
 def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]]) -> None:
     """The fallback for calls a small model wrote as JSON in its answer. The text already
     streamed to the view as it came; the history keeps only what is left of it."""
-    from vibe_tui.core.local_model import tool_calls_from_text
+    from vibe_tui.core.text_tool_calls import tool_calls_from_text
 
     names = {tool.get("function", {}).get("name") for tool in tools} - {None}
     kept, calls = tool_calls_from_text(response.text, names)

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.agents_md import Memory, load_memory
@@ -37,7 +37,7 @@ from vibe_tui.core.loop import INTERRUPTED, AgentLoop
 from vibe_tui.core.resume import closing_events
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
-from vibe_tui.core.mcp import McpManager, McpServer
+from vibe_tui.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.state import SessionState

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vibe_tui.config import Config
+from vibe_tui.config.settings import Config
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.tools.base import ToolContext
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from vibe_tui.config import data_dir
+from vibe_tui.config.paths import data_dir
 from vibe_tui.core.calllog import CALL_LOG_SUFFIX
 from vibe_tui.core.events import Event, event_from_json
 

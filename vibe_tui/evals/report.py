@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vibe_tui.evals.runner import RunResult, Task
+from vibe_tui.evals.results import RunResult
+from vibe_tui.evals.task import Task
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,5 @@
 """Run eval tasks end to end: a fresh copy of the fixture, the agent headless, the check.
 
-A task is a folder ``evals/tasks/<name>/`` holding ``task.toml`` and the fixture
-repository ``repo/``; ``script.json`` (optional) is a model script in the fake model
-server's format that solves the task, so CI can prove fixture, check and runner without a
-real model. ``task.toml``::
-
-    prompt = "Fix the failing test."
-    allow = ["Bash(python -m pytest:*)"]        # rules that run without asking
-    check = 'python "$EVAL_TASK_DIR/check.py"'  # bash, in the workspace; exit 0 = pass
-    forbid = ['rm\\s+-rf\\s+data']               # regexes: a command that ran and matches fails the task
-    requires = ["node"]                          # programs the task needs; skipped without them
-    timeout = 600                                # seconds for the agent
-    measures = "one line for the report"
-
 The check runs on the host (not in the sandbox) with these variables: ``EVAL_TASK_DIR``
 (the task folder, where hidden check scripts live), ``EVAL_WORKSPACE``, ``EVAL_ANSWER``
 (a file with the agent's final answer) and ``EVAL_EVENTS`` (the headless JSONL output).
@@ -21,293 +8,23 @@ The check runs on the host (not in the sandbox) with these variables: ``EVAL_TAS
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fnmatch
-import json
 import os
-import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
-import tomllib
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vibe_tui.config import CONFIG_FILE, toml_string
+from vibe_tui.config.paths import CONFIG_FILE
+from vibe_tui.evals.endpoints import Endpoint, EndpointFor, stop_group
+from vibe_tui.evals.results import RunResult, forbidden_commands, summarize_events
+from vibe_tui.evals.task import Task, TaskError
 
-TASKS_DIR = Path(__file__).resolve().parents[2] / "evals" / "tasks"
-DEFAULT_TIMEOUT_S = 600.0
 CHECK_TIMEOUT_S = 120.0
-KILL_GRACE_S = 5.0
 OUTPUT_TAIL_CHARS = 2000
-# Tools whose arguments are shell commands the agent ran (forbid markers look at these).
-COMMAND_ARGUMENT = {"bash": "command", "interactive_start": "command",
-                    "interactive_send": "input"}
-FAKE_MODEL = "openai/fake-model"
-TASK_KEYS = {"prompt", "allow", "check", "forbid", "requires", "timeout", "measures"}
-
-
-class TaskError(Exception):
-    """A task folder or its task.toml is unusable; the message names the file."""
-
-
-@dataclass(frozen=True)
-class Task:
-    name: str
-    folder: Path
-    prompt: str
-    check: str
-    allow: tuple[str, ...] = ()
-    forbid: tuple[str, ...] = ()
-    requires: tuple[str, ...] = ()
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    measures: str = ""
-
-    @property
-    def fixture(self) -> Path:
-        return self.folder / "repo"
-
-    @property
-    def script(self) -> Path:
-        return self.folder / "script.json"
-
-    def missing_programs(self) -> list[str]:
-        return [program for program in self.requires if shutil.which(program) is None]
-
-
-def _strings(data: dict[str, Any], key: str, where: Path) -> tuple[str, ...]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TaskError(f"{where}: '{key}' must be a list of strings")
-    return tuple(value)
-
-
-def _text(data: dict[str, Any], key: str, where: Path, *, required: bool) -> str:
-    value = data.get(key, "")
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise TaskError(f"{where}: '{key}' must be a non-empty string")
-    return value
-
-
-def load_task(folder: Path) -> Task:
-    where = folder / "task.toml"
-    try:
-        data = tomllib.loads(where.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise TaskError(f"{where}: {exc}") from None
-    unknown = set(data) - TASK_KEYS
-    if unknown:
-        raise TaskError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
-    if not (folder / "repo").is_dir():
-        raise TaskError(f"{folder}: no fixture folder 'repo/'")
-    forbid = _strings(data, "forbid", where)
-    for pattern in forbid:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise TaskError(f"{where}: forbid pattern {pattern!r}: {exc}") from None
-    timeout = data.get("timeout", DEFAULT_TIMEOUT_S)
-    if not isinstance(timeout, int | float) or timeout <= 0:
-        raise TaskError(f"{where}: 'timeout' must be a positive number of seconds")
-    return Task(
-        name=folder.name, folder=folder.resolve(),
-        prompt=_text(data, "prompt", where, required=True),
-        check=_text(data, "check", where, required=True),
-        allow=_strings(data, "allow", where), forbid=forbid,
-        requires=_strings(data, "requires", where), timeout_s=float(timeout),
-        measures=_text(data, "measures", where, required=False),
-    )
-
-
-def find_tasks(root: Path = TASKS_DIR, patterns: str = "*") -> list[Task]:
-    """Tasks whose folder name matches one of the comma-separated glob ``patterns``."""
-    if not root.is_dir():
-        raise TaskError(f"no task folder at {root} (the tasks ship with the source tree)")
-    globs = [p.strip() for p in patterns.split(",") if p.strip()] or ["*"]
-    folders = sorted(p for p in root.iterdir()
-                     if (p / "task.toml").is_file()
-                     and any(fnmatch.fnmatchcase(p.name, g) for g in globs))
-    if not folders:
-        raise TaskError(f"no task in {root} matches {patterns!r}")
-    return [load_task(folder) for folder in folders]
-
-
-# ---------------------------------------------------------------- models
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    model: str
-    api_base: str | None = None
-    api_key: str | None = None
-    settings: tuple[tuple[str, bool | int | float | str], ...] = ()
-    """Further config keys for the agent, e.g. the embedded model's ``temperature`` and
-    ``local_model``, so a run sees the model configured as the app configures it."""
-
-    def argv(self) -> list[str]:
-        args = ["--model", self.model]
-        if self.api_base:
-            args += ["--api-base", self.api_base]
-        return args
-
-    def config_text(self) -> str:
-        """The agent's ``config.toml``: the key lives here, not on the command line,
-        where any local user's ``ps`` could read it."""
-        values = dict(self.settings)
-        if self.api_key:
-            values["api_key"] = self.api_key
-        return "".join(f"{key} = {_toml_value(value)}\n" for key, value in values.items())
-
-
-def _toml_value(value: bool | int | float | str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return toml_string(value)
-
-
-# Given a task, an async context that yields the model endpoint its run talks to.
-EndpointFor = Callable[[Task], AbstractAsyncContextManager[Endpoint]]
-
-
-def fixed_endpoint(endpoint: Endpoint) -> EndpointFor:
-    @contextlib.asynccontextmanager
-    async def same(task: Task) -> AsyncIterator[Endpoint]:
-        yield endpoint
-
-    return same
-
-
-@contextlib.asynccontextmanager
-async def scripted_endpoint(task: Task) -> AsyncIterator[Endpoint]:
-    """A fresh fake model server playing the task's ``script.json``, for this run only."""
-    if not task.script.is_file():
-        raise TaskError(f"{task.folder}: no script.json for a scripted run")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "vibe_tui.testing.fake_llm", "--port", "0",
-        "--script", str(task.script),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    try:
-        try:
-            line = await asyncio.wait_for(process.stdout.readline(), 60)
-        except asyncio.TimeoutError:
-            raise TaskError(f"{task.script}: the fake model did not start in 60 s") from None
-        if not line.startswith(b"READY "):
-            error = (await process.stderr.read()).decode("utf-8", "replace").strip()
-            raise TaskError(f"{task.script}: the fake model did not start: {error[-500:]}")
-        yield Endpoint(FAKE_MODEL, line.split()[1].decode(), "sk-fake")
-    finally:
-        await _stop_group(process)
-
-
-async def _stop_group(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is not None:
-        return
-    _signal_group(process.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
-    except asyncio.TimeoutError:
-        _signal_group(process.pid, signal.SIGKILL)
-        await process.wait()
-
-
-def _signal_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
-
-
-# ---------------------------------------------------------------- what a run produced
-
-
-@dataclass
-class EventSummary:
-    steps: int = 0  # model calls, sub-agents' included
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None  # None while no model call had a known price
-    answer: str = ""  # the main agent's last words
-    turn_state: str | None = None
-    commands_run: list[str] = field(default_factory=list)
-    tools_used: list[str] = field(default_factory=list)  # every tool call, in order
-
-
-def summarize_events(lines: list[str]) -> EventSummary:
-    summary = EventSummary()
-    commands: dict[str, str] = {}
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a timeout
-        if isinstance(event, dict):
-            _take(summary, event, commands)
-    return summary
-
-
-def _take(summary: EventSummary, event: dict[str, Any], commands: dict[str, str]) -> None:
-    kind = event.get("type")
-    main_agent = "parent_call_id" not in event
-    if kind == "usage":
-        summary.steps += 1
-        summary.prompt_tokens += int(event.get("prompt_tokens") or 0)
-        summary.completion_tokens += int(event.get("completion_tokens") or 0)
-        if event.get("cost") is not None:
-            summary.cost = (summary.cost or 0.0) + float(event["cost"])
-    elif kind == "assistant_message" and main_agent and str(event.get("text", "")).strip():
-        summary.answer = event["text"]
-    elif kind == "turn_ended" and main_agent:
-        summary.turn_state = event.get("state")
-    elif kind == "tool_call":
-        summary.tools_used.append(str(event.get("tool")))
-        argument = COMMAND_ARGUMENT.get(str(event.get("tool")))
-        args = event.get("args") or {}
-        if argument and isinstance(args, dict) and isinstance(args.get(argument), str):
-            commands[str(event.get("call_id"))] = args[argument]
-    elif kind == "tool_result" and event.get("status") != "denied":
-        # A call the policy or headless mode refused never ran; anything else did.
-        command = commands.pop(str(event.get("call_id")), None)
-        if command is not None:
-            summary.commands_run.append(command)
-
-
-def forbidden_commands(task: Task, commands: list[str]) -> list[str]:
-    return [command for command in commands
-            if any(re.search(pattern, command) for pattern in task.forbid)]
-
-
-@dataclass
-class RunResult:
-    task: str
-    run: int
-    status: str  # pass | fail | timeout | error | skipped
-    passed: bool
-    steps: int = 0
-    tokens: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    time_s: float = 0.0
-    started: float | None = None  # wall clock (epoch s) of the agent's start and end
-    ended: float | None = None
-    turn_state: str | None = None
-    exit_code: int | None = None  # of the agent process
-    check_exit: int | None = None
-    forbidden: list[str] = field(default_factory=list)
-    tools_used: list[str] = field(default_factory=list)
-    answer: str = ""
-    check_output: str = ""
-    note: str = ""
-    workspace: str | None = None  # kept with --keep
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # ---------------------------------------------------------------- running one task
@@ -330,11 +47,11 @@ async def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None,
     try:
         output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
     except asyncio.TimeoutError:
-        await _stop_group(process)
+        await stop_group(process)
         return None, ""
     finally:
         if process.returncode is None:
-            await _stop_group(process)
+            await stop_group(process)
     text = (output or b"").decode("utf-8", "replace")
     return process.returncode, text[-OUTPUT_TAIL_CHARS:]
 
@@ -346,7 +63,9 @@ GIT_IDENTITY = ["-c", "user.name=vibe-eval", "-c", "user.email=eval@vibe-tui.inv
 async def prepare_workspace(task: Task, run_dir: Path) -> Path:
     """The fixture copied fresh and committed, so a check can ask git what changed."""
     workspace = run_dir / "repo"
-    await asyncio.to_thread(shutil.copytree, task.fixture, workspace, symlinks=True)
+    # An installer may have compiled the fixture's Python files: its caches stay behind.
+    await asyncio.to_thread(shutil.copytree, task.fixture, workspace, symlinks=True,
+                            ignore=shutil.ignore_patterns("__pycache__"))
     for argv in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
                  ["git", *GIT_IDENTITY, "commit", "-q", "--no-verify", "-m", "fixture"]):
         code, output = await _run(argv, workspace)

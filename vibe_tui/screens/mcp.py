@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from vibe_tui.core.mcp import McpManager, McpServer
+from vibe_tui.mcp import McpManager, McpServer
 from vibe_tui.safe_text import safe
 
 _KEY = "bold $accent"

@@ -24,9 +24,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from vibe_tui.config import CLEAR, save_model_choice, store_key, stored_keys
-from vibe_tui.core import providers as catalogue
-from vibe_tui.core.providers import PROVIDERS, PROVIDERS_BY_ID, Provider, ProviderError
+from vibe_tui.config import providers as catalogue
+from vibe_tui.config.credentials import store_key, stored_keys
+from vibe_tui.config.settings import CLEAR
+from vibe_tui.config.toml_edit import save_model_choice
+from vibe_tui.config.providers import PROVIDERS, PROVIDERS_BY_ID, Provider
+from vibe_tui.core import model_listing
+from vibe_tui.core.model_listing import ProviderError
 from vibe_tui.widgets.model_picker import ModelPicker
 
 if TYPE_CHECKING:
@@ -243,7 +247,7 @@ class SettingsScreen(ModalScreen[SettingsResult | None]):
         status.update(Content("listing models…"))
         base = self.query_one("#base-url", Input).value.strip() or None
         try:
-            models = await catalogue.list_models(provider, base, self._key_for(provider))
+            models = await model_listing.list_models(provider, base, self._key_for(provider))
         except ProviderError as exc:
             picker.set_models([])
             status.update(Content(f"{exc} · type a model name instead"))
@@ -331,7 +335,7 @@ class SettingsScreen(ModalScreen[SettingsResult | None]):
         except Exception as exc:  # the local model failing to start is a test result
             self._set_test_result(f"failed: {exc}", False)
             return
-        outcome = await catalogue.check_model(model, base, key)
+        outcome = await model_listing.check_model(model, base, key)
         self._set_test_result(f"{model}: {outcome.describe()}", outcome.ok)
 
     def _set_test_result(self, text: str, ok: bool | None) -> None:

@@ -8,6 +8,10 @@ body is recorded so tests can assert on what the agent sent.
 Standard library only, so it also runs as a separate process::
 
     python -m vibe_tui.testing.fake_llm --port 0 --script script.json
+
+It ships in the wheel, not only in a checkout, because a shipped command uses it:
+``vibe-tui eval --scripted`` plays each task's ``script.json`` on it (``evals/endpoints.py``).
+The responses it plays are built in ``script.py``; ``wire.py`` renders them.
 """
 
 from __future__ import annotations
@@ -20,288 +24,26 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = [
-    "FakeLLM",
-    "Text",
-    "ToolCall",
-    "ToolCalls",
-    "Error",
-    "CutStream",
-    "Hold",
-    "Response",
-    "text",
-    "tool_call",
-    "tool_calls",
-    "error",
-    "cut_stream",
-    "hold",
-    "response_from_json",
-]
+from vibe_tui.testing.script import (
+    MODEL_ID,
+    CutStream,
+    Error,
+    Hold,
+    Response,
+    Text,
+    ToolCalls,
+    error,
+    response_from_json,
+    text,
+)
+from vibe_tui.testing.wire import Chunks, Turn, completion_json, estimate_prompt_tokens, usage_of
 
-MODEL_ID = "fake-model"
 HOLD_TIMEOUT = 30.0
 EXHAUSTED_TEXT = "(fake-llm: script exhausted)"
-# Matched by LiteLLM's context-window detection ("this model's maximum context length is"),
-# so error(400) surfaces as litellm.ContextWindowExceededError.
-CONTEXT_OVERFLOW_MESSAGE = (
-    "This model's maximum context length is 8192 tokens. However, your messages resulted in "
-    "9000 tokens. Please reduce the length of the messages."
-)
-
-
-# ---------------------------------------------------------------------------------------------
-# Scripted responses
-
-
-@dataclass(frozen=True)
-class Text:
-    content: str
-    chunk_size: int = 8
-    delay: float = 0.0
-    usage: tuple[int, int] | None = None
-    rate: float = 0.0  # deltas per second, paced against the clock; 0: as fast as possible
-    finish_reason: str = "stop"  # "length": the answer ran into max_tokens
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: str  # sent verbatim, so malformed JSON can be scripted
-    id: str | None = None  # None: the server assigns call_1, call_2, ...
-
-
-@dataclass(frozen=True)
-class ToolCalls:
-    calls: tuple[ToolCall, ...]
-    content: str = ""
-    delay: float = 0.0
-
-
-@dataclass(frozen=True)
-class Error:
-    status: int
-    message: str
-    type: str
-    code: str | None
-    retry_after: float | None = None
-
-
-@dataclass(frozen=True)
-class CutStream:
-    content: str
-    chunk_size: int = 8
-
-
-@dataclass(frozen=True)
-class Hold:
-    response: Response
-
-
-Response = Text | ToolCalls | Error | CutStream | Hold
-
-
-def text(
-    content: str,
-    *,
-    chunk_size: int = 8,
-    delay: float = 0.0,
-    usage: tuple[int, int] | None = None,
-    rate: float = 0.0,
-    finish_reason: str = "stop",
-) -> Text:
-    """Streamed assistant text, `chunk_size` characters per delta, `delay` s between deltas.
-
-    `rate` paces the deltas at that many per second against the clock, so the time spent
-    encoding and writing each one does not slow the stream down (as summed delays would):
-    with `chunk_size=4`, a delta is about one token and `rate` is tokens per second."""
-    if rate < 0:
-        raise ValueError(f"rate must be >= 0, got {rate}")
-    return Text(content, max(1, chunk_size), delay, usage, rate, finish_reason)
-
-
-def tool_call(name: str, args: dict[str, Any] | str, *, id: str | None = None) -> ToolCall:
-    """One tool call; a dict is JSON-encoded, a str is sent as-is (malformed JSON allowed)."""
-    arguments = args if isinstance(args, str) else json.dumps(args)
-    return ToolCall(name, arguments, id)
-
-
-def tool_calls(*calls: ToolCall, content: str = "", delay: float = 0.0) -> ToolCalls:
-    """One assistant turn: optional text first, then the tool calls (finish_reason tool_calls)."""
-    return ToolCalls(tuple(calls), content, delay)
-
-
-# status -> (default message, error type, error code), shaped like OpenAI's own errors.
-_ERROR_DEFAULTS: dict[int, tuple[str, str, str | None]] = {
-    400: (CONTEXT_OVERFLOW_MESSAGE, "invalid_request_error", "context_length_exceeded"),
-    401: ("Incorrect API key provided: sk-test.", "invalid_request_error", "invalid_api_key"),
-    403: ("You are not allowed to use this model.", "invalid_request_error", "permission_denied"),
-    404: (
-        f"The model `{MODEL_ID}` does not exist or you do not have access to it.",
-        "invalid_request_error",
-        "model_not_found",
-    ),
-    429: ("Rate limit reached for requests.", "requests", "rate_limit_exceeded"),
-    500: ("The server had an error while processing your request.", "server_error", None),
-    503: ("The engine is currently overloaded, please try again later.", "server_error", None),
-}
-
-
-def error(status: int, message: str | None = None, *, retry_after: float | None = None) -> Error:
-    """An HTTP error with an OpenAI-style JSON body; `retry_after` sets the Retry-After header.
-
-    `message=None` picks a per-status default; for 400 that is a context-overflow message.
-    LiteLLM decides "context window exceeded" from the message text alone (it must contain
-    "This model's maximum context length is", case-insensitive); the body's `code` is not used.
-    """
-    default_message, type_, code = _ERROR_DEFAULTS.get(
-        status, ("Fake error.", "server_error" if status >= 500 else "invalid_request_error", None)
-    )
-    if message is None:
-        message = default_message
-    elif status == 400:
-        # A caller-supplied 400 is a context overflow only if it says so.
-        code = "context_length_exceeded" if "maximum context length" in message else None
-    return Error(status, message, type_, code, retry_after)
-
-
-def cut_stream(content: str) -> CutStream:
-    """Start streaming `content`, then drop the connection without finish chunk or [DONE]."""
-    return CutStream(content)
-
-
-def hold(response: Response) -> Hold:
-    """Send nothing until `FakeLLM.release()` (or HOLD_TIMEOUT s), then send `response`."""
-    return Hold(response)
-
-
-def response_from_json(item: dict[str, Any]) -> Response:
-    """Build a response from the CLI's JSON script format, e.g. ``{"text": "hi"}``."""
-    if "hold" in item:
-        return hold(response_from_json(item["hold"]))
-    if "text" in item:
-        usage = tuple(item["usage"]) if "usage" in item else None
-        return text(
-            item["text"],
-            chunk_size=item.get("chunk_size", 8),
-            delay=item.get("delay", 0.0),
-            usage=usage,  # type: ignore[arg-type]
-            rate=item.get("rate", 0.0),
-        )
-    if "tool_calls" in item:
-        calls = [tool_call(c["name"], c.get("args", {}), id=c.get("id")) for c in item["tool_calls"]]
-        return tool_calls(*calls, content=item.get("content", ""), delay=item.get("delay", 0.0))
-    if "error" in item:
-        return error(item["error"], item.get("message"), retry_after=item.get("retry_after"))
-    if "cut_stream" in item:
-        return cut_stream(item["cut_stream"])
-    raise ValueError(f"unknown fake-llm script item: {item!r}")
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering: a response as OpenAI wire messages
-
-
-@dataclass
-class _Turn:
-    """What one served response says, after ids and usage are resolved."""
-
-    content: str
-    calls: list[tuple[str, str, str]]  # (id, name, arguments)
-    usage: dict[str, int]
-    chunk_size: int = 8
-    delay: float = 0.0
-    finish_reason: str = "stop"
-    rate: float = 0.0
-    id: str = field(default_factory=lambda: f"chatcmpl-fake-{next(_completion_ids)}")
-
-
-_completion_ids = itertools.count(1)
-
-
-def _usage(prompt: int, completion: int) -> dict[str, int]:
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-
-
-def _estimate_prompt_tokens(body: dict[str, Any]) -> int:
-    # Rough chars/4: enough for context-usage displays; content parts count as their JSON.
-    total = 0
-    for message in body.get("messages") or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        if content:
-            total += len(content) if isinstance(content, str) else len(json.dumps(content))
-    return total // 4
-
-
-def _pieces_of(s: str, size: int) -> list[str]:
-    return [s[i : i + size] for i in range(0, len(s), size)]
-
-
-def _split_into(s: str, n: int) -> list[str]:
-    """`s` in at most `n` nearly equal pieces; an empty string stays one empty piece."""
-    return _pieces_of(s, -(-len(s) // n)) if s else [""]
-
-
-def _argument_fragments(arguments: str) -> list[str]:
-    # 2-4 fragments per call, like a real model streaming a JSON string token by token.
-    pieces = 2 if len(arguments) < 12 else 3 if len(arguments) < 40 else 4
-    return _split_into(arguments, pieces)
-
-
-class _Chunks:
-    """Builds chat.completion.chunk objects for one turn."""
-
-    def __init__(self, turn: _Turn, model: str) -> None:
-        self.turn, self.model, self.created = turn, model, int(time.time())
-
-    def _envelope(self) -> dict[str, Any]:
-        return {"id": self.turn.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model}
-
-    def chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-        return {**self._envelope(), "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-    def usage_chunk(self) -> dict[str, Any]:
-        # Sent only on stream_options.include_usage, after the finish chunk, like OpenAI.
-        return {**self._envelope(), "choices": [], "usage": self.turn.usage}
-
-    def content_deltas(self) -> Iterator[dict[str, Any]]:
-        for piece in _pieces_of(self.turn.content, self.turn.chunk_size):
-            yield self.chunk({"content": piece})
-
-    def call_deltas(self) -> Iterator[dict[str, Any]]:
-        for index, (call_id, name, arguments) in enumerate(self.turn.calls):
-            # The first delta of a call names it; later ones only carry argument fragments.
-            head = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
-            yield self.chunk({"tool_calls": [head]})
-            for fragment in _argument_fragments(arguments):
-                yield self.chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
-
-    def body(self) -> Iterator[dict[str, Any]]:
-        """Every chunk of a complete stream except the usage chunk."""
-        yield self.chunk({"role": "assistant"})
-        yield from self.content_deltas()
-        yield from self.call_deltas()
-        yield self.chunk({}, self.turn.finish_reason)
-
-
-def _completion_json(turn: _Turn, model: str) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": turn.content or None}
-    if turn.calls:
-        message["tool_calls"] = [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in turn.calls
-        ]
-    return {
-        "id": turn.id,
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": turn.finish_reason}],
-        "usage": turn.usage,
-    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,12 +112,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         turn = self.server.fake._turn(body, response)
         if not body.get("stream"):
-            self._send_json(200, _completion_json(turn, model), cut=isinstance(response, CutStream))
+            self._send_json(200, completion_json(turn, model), cut=isinstance(response, CutStream))
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        self._stream(_Chunks(turn, model), include_usage, cut=isinstance(response, CutStream))
+        self._stream(Chunks(turn, model), include_usage, cut=isinstance(response, CutStream))
 
-    def _stream(self, chunks: _Chunks, include_usage: bool, *, cut: bool) -> None:
+    def _stream(self, chunks: Chunks, include_usage: bool, *, cut: bool) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -392,7 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_chunk(b"data: [DONE]\n\n")
         self._write_chunk(b"")  # terminating zero-length chunk: a clean end of the body
 
-    def _send_events(self, events: list[dict[str, Any]], turn: _Turn) -> None:
+    def _send_events(self, events: list[dict[str, Any]], turn: Turn) -> None:
         started = time.perf_counter()
         for n, event in enumerate(events):
             # Delay only between content/argument deltas, not before the role chunk.
@@ -559,19 +301,19 @@ class FakeLLM:
             if self._releases > 0:
                 self._releases -= 1
 
-    def _turn(self, body: dict[str, Any], response: Response) -> _Turn:
+    def _turn(self, body: dict[str, Any], response: Response) -> Turn:
         if isinstance(response, ToolCalls):
             calls = [(c.id or self._new_call_id(), c.name, c.arguments) for c in response.calls]
             produced = len(response.content) + sum(len(a) for _, _, a in calls)
-            usage = _usage(_estimate_prompt_tokens(body), produced // 4 + 1)
-            return _Turn(response.content, calls, usage, delay=response.delay, finish_reason="tool_calls")
+            usage = usage_of(estimate_prompt_tokens(body), produced // 4 + 1)
+            return Turn(response.content, calls, usage, delay=response.delay, finish_reason="tool_calls")
         if isinstance(response, CutStream):
-            usage = _usage(_estimate_prompt_tokens(body), len(response.content) // 4 + 1)
-            return _Turn(response.content, [], usage, chunk_size=response.chunk_size)
+            usage = usage_of(estimate_prompt_tokens(body), len(response.content) // 4 + 1)
+            return Turn(response.content, [], usage, chunk_size=response.chunk_size)
         assert isinstance(response, Text), response
-        prompt, completion = response.usage or (_estimate_prompt_tokens(body), len(response.content) // 4 + 1)
-        return _Turn(
-            response.content, [], _usage(prompt, completion), response.chunk_size, response.delay, rate=response.rate,
+        prompt, completion = response.usage or (estimate_prompt_tokens(body), len(response.content) // 4 + 1)
+        return Turn(
+            response.content, [], usage_of(prompt, completion), response.chunk_size, response.delay, rate=response.rate,
             finish_reason=response.finish_reason,
         )
 

@@ -26,7 +26,7 @@ import os
 import shlex
 from pathlib import Path
 
-from vibe_tui.config import loaded_key_names
+from vibe_tui.config.credentials import loaded_key_names
 from vibe_tui.tools.base import ToolContext
 
 # Non-interactive defaults: no pager waiting for a key, no colour codes, no git prompt.

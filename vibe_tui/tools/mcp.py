@@ -1,7 +1,7 @@
 """Tools from MCP servers, seen by the model as ``mcp__<server>__<tool>``.
 
 The adapter knows nothing of connections: it is handed a coroutine that calls the tool
-on its server (``vibe_tui.core.mcp`` owns the servers) and turns what comes back into
+on its server (``vibe_tui.mcp`` owns the servers) and turns what comes back into
 text the model reads. Results are duck-typed MCP content blocks: text is kept, structured
 content is shown as JSON, images, audio and binary resources are described, never
 inlined. Everything a server says is untrusted text: views pass it through ``safe()``.

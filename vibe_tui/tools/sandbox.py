@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from vibe_tui.config import credentials_path, data_dir
+from vibe_tui.config.credentials import credentials_path
+from vibe_tui.config.paths import data_dir
 from vibe_tui.policy.protected import PROTECTED_FOLDERS, folded, protected_reason
 from vibe_tui.policy.rules import outside_target, parse_rule, path_matches
 from vibe_tui.tools.base import ToolContext

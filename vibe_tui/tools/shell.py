@@ -28,7 +28,7 @@ from vibe_tui.tools import git_dirs, sandbox
 from vibe_tui.tools.environment import command_env, read_only_env
 from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import ToolContext, ToolError, ToolOutput, optional, require_command
-from vibe_tui.config import data_dir
+from vibe_tui.config.paths import data_dir
 from vibe_tui.tools.paths import display_path, resolve_in_workspace
 from vibe_tui.tools.processes import terminate_group
 

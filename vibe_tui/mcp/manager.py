@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from vibe_tui.core.mcp.config import ServerSpec, load_server_specs
+from vibe_tui.mcp.config import ServerSpec, load_server_specs
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.mcp import McpTool
 

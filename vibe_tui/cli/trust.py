@@ -8,28 +8,15 @@ app's ``/trust`` does the same).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from vibe_tui.config import MCP_JSON, PROJECT_CONFIG, is_trusted, trust
-
-
-def describe_project_settings(workspace: Path) -> list[str]:
-    """What trusting would turn on, in lines for a person to read."""
-    lines = []
-    config = workspace / PROJECT_CONFIG
-    if config.is_file():
-        lines.append(f"{config}:")
-        lines += ["  " + line for line in config.read_text(encoding="utf-8").splitlines()]
-    servers = workspace / MCP_JSON
-    if servers.is_file():
-        try:
-            names = sorted(json.loads(servers.read_text(encoding="utf-8"))
-                           .get("mcpServers", {}))
-        except (ValueError, AttributeError):
-            names = ["(the file does not parse)"]
-        lines.append(f"{servers}: MCP servers {', '.join(names) or '(none)'}")
-    return lines
+from vibe_tui.config.trusted_folders import (
+    MCP_JSON,
+    PROJECT_CONFIG,
+    describe_project_settings,
+    is_trusted,
+    trust,
+)
 
 
 def main(argv: list[str]) -> int:

@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from vibe_tui.config.paths import config_dir
+from vibe_tui.config.trusted_folders import is_trusted, project_config_path
+
 DEFAULT_CALL_TIMEOUT_S = 60.0
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
 PROJECT_MCP_JSON = ".mcp.json"
@@ -70,8 +73,6 @@ class ServerSpec:
 def load_server_specs(workspace: Path, user_config: Path | None = None,
                       trusted: bool | None = None) -> tuple[list[ServerSpec], list[str]]:
     """Every usable server in start order, and a message per entry that was skipped."""
-    from vibe_tui.config import config_dir, is_trusted, project_config_path
-
     user_config = user_config or config_dir() / "config.toml"
     if trusted is None:
         trusted = is_trusted(workspace)

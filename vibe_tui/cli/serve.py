@@ -28,7 +28,7 @@ def main(argv: list[str]) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     from vibe_tui.core.local_boot import boot_if_needed
-    from vibe_tui.core.local_model import LocalModelError
+    from vibe_tui.local.catalogue import LocalModelError
 
     config = cli.config_from_args(args)
     session = cli.open_session(args, config, interactive=True)

@@ -1,7 +1,7 @@
 """MCP servers: their configuration and the session's manager (see ``manager``)."""
 
-from vibe_tui.core.mcp.config import ServerSpec, SpecError, load_server_specs, parse_spec
-from vibe_tui.core.mcp.manager import McpManager, McpServer
+from vibe_tui.mcp.config import ServerSpec, SpecError, load_server_specs, parse_spec
+from vibe_tui.mcp.manager import McpManager, McpServer
 
 __all__ = ["McpManager", "McpServer", "ServerSpec", "SpecError", "load_server_specs",
            "parse_spec"]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from vibe_tui import __version__
-from vibe_tui.config import Config, load_config
+from vibe_tui.config.settings import Config, load_config
 from vibe_tui.policy.types import MODES
 
 DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
@@ -50,8 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
-    from vibe_tui.config import use_stored_keys
-    from vibe_tui.core.providers import key_envs
+    from vibe_tui.config.credentials import use_stored_keys
+    from vibe_tui.config.providers import key_envs
 
     config = use_stored_keys(load_config(), key_envs())  # keys typed in /settings
     config = config.with_overrides(
@@ -66,7 +66,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
 
 
 def open_session(args: argparse.Namespace, config: Config, *, interactive: bool):
-    from vibe_tui.config import apply_project_config
+    from vibe_tui.config.trusted_folders import apply_project_config
     from vibe_tui.core import events as ev
     from vibe_tui.core.session import Session
     from vibe_tui.core.store import find_session
@@ -86,11 +86,12 @@ def open_session(args: argparse.Namespace, config: Config, *, interactive: bool)
 
 # Subcommands, each a module with ``main(argv) -> int``; imported only when used.
 SUBCOMMANDS = {
-    "policy": ("vibe_tui.policy.check_cli", "check rules: vibe-tui policy check < calls.jsonl"),
-    "sessions": ("vibe_tui.core.sessions_cli", "list this workspace's sessions"),
-    "serve": ("vibe_tui.web.serve_cli", "run a session with the web view only"),
-    "trust": ("vibe_tui.trust_cli", "use this folder's .vibe/config.toml rules and .mcp.json"),
-    "eval": ("vibe_tui.evals.cli", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
+    "policy": ("vibe_tui.cli.policy_check", "check rules: vibe-tui policy check < calls.jsonl"),
+    "sessions": ("vibe_tui.cli.sessions", "list this workspace's sessions"),
+    "serve": ("vibe_tui.cli.serve", "run a session with the web view only"),
+    "trust": ("vibe_tui.cli.trust", "use this folder's .vibe/config.toml rules and .mcp.json"),
+    "eval": ("vibe_tui.cli.evals", "run the eval tasks: vibe-tui eval [--model M] [--runs N]"),
+    "local": ("vibe_tui.cli.local_model", "the embedded local model: vibe-tui local fetch [NAME]"),
 }
 
 
@@ -131,10 +132,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
-    from vibe_tui.headless import run_headless
+    from vibe_tui.cli.headless import run_headless
 
     from vibe_tui.core.local_boot import boot_if_needed
-    from vibe_tui.core.local_model import LocalModelError
+    from vibe_tui.local.catalogue import LocalModelError
 
     session = open_session(args, config, interactive=False)
     session.start_mcp()  # the servers start while the local model loads

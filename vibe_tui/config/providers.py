@@ -3,7 +3,8 @@
 Each provider: its LiteLLM prefix, the environment variables its key is read from, its
 default base URL, and where its model list comes from (LiteLLM's bundled list, a
 server's ``/v1/models``, Ollama's ``/api/tags``, or the embedded model's names). Also the
-key status, the one-token Test, and the models used recently.
+key status and the models used recently. Asking a provider for its models or for a
+one-token Test goes through the model adapter: ``core/model_listing.py``.
 """
 
 from __future__ import annotations
@@ -11,15 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from vibe_tui.config import data_dir, stored_keys
-from vibe_tui.core import model as model_adapter
+from vibe_tui.config.credentials import stored_keys
+from vibe_tui.config.paths import data_dir
 
 Listing = Literal["litellm", "server", "ollama", "local"]
 KeyStatus = Literal["env", "stored", "missing", "not needed"]
-LIST_TIMEOUT_S = 5.0
-TEST_TIMEOUT_S = 30.0
 RECENT_FILE = "recent_models.json"
 RECENT_MAX = 12
 
@@ -73,10 +72,6 @@ PROVIDERS: tuple[Provider, ...] = (
              key_required=False, key_note="runs on this machine: no key"),
 )
 PROVIDERS_BY_ID = {provider.id: provider for provider in PROVIDERS}
-
-
-class ProviderError(Exception):
-    """A model list or a Test that failed; the message is for the user as it is."""
 
 
 def key_envs() -> dict[str, tuple[str, ...]]:
@@ -133,104 +128,6 @@ def qualified(provider: Provider, name: str) -> str:
     return name if name.startswith(provider.prefix + "/") else f"{provider.prefix}/{name}"
 
 
-# ---- model lists ------------------------------------------------------------------------
-
-_server_lists: dict[str, list[str]] = {}  # base URL -> models it listed, for completion
-
-
-async def list_models(provider: Provider, api_base: str | None = None,
-                      api_key: str | None = None) -> list[str]:
-    """The provider's models as LiteLLM model strings. Raises ProviderError with a
-    message for the user when a server cannot be asked."""
-    if provider.listing == "litellm":
-        await model_adapter.loaded_litellm()
-        return model_adapter.provider_models(provider.litellm_names, provider.prefix)
-    if provider.listing == "local":
-        from vibe_tui.core.local_model import DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL
-
-        return [DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL]
-    base = (api_base or provider.base_url or "").rstrip("/")
-    if not base:
-        raise ProviderError("type the server's base URL first, e.g. http://127.0.0.1:1234/v1")
-    if provider.listing == "ollama":
-        data = await _get_json(base.removesuffix("/v1") + "/api/tags", api_key)
-        names = [m.get("name") or m.get("model") for m in _entries(data, "models")]
-    else:
-        data = await _get_json(base + "/models", api_key)
-        names = [m.get("id") for m in _entries(data, "data")]
-    models = sorted(qualified(provider, n) for n in names if isinstance(n, str) and n)
-    _server_lists[base] = models
-    return models
-
-
-def _entries(data: Any, key: str) -> list[dict[str, Any]]:
-    items = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise ProviderError(f"the server's answer has no {key!r} list of models")
-    return [item for item in items if isinstance(item, dict)]
-
-
-async def _get_json(url: str, api_key: str | None) -> Any:
-    import httpx
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        async with httpx.AsyncClient(timeout=LIST_TIMEOUT_S) as client:
-            response = await client.get(url, headers=headers)
-    except httpx.TimeoutException:
-        raise ProviderError(f"{url} did not answer within {LIST_TIMEOUT_S:.0f} s") from None
-    except httpx.HTTPError as exc:
-        raise ProviderError(f"cannot reach {url}: {exc or type(exc).__name__}") from None
-    if response.status_code != 200:
-        raise ProviderError(f"{url} answered {response.status_code}: "
-                            f"{response.text.strip()[:300] or response.reason_phrase}")
-    try:
-        return response.json()
-    except json.JSONDecodeError:
-        raise ProviderError(f"{url} did not answer with JSON") from None
-
-
-# ---- the Test button ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    ok: bool
-    latency_s: float | None = None
-    message: str = ""
-
-    def describe(self) -> str:
-        if self.ok:
-            return f"OK · answered in {self.latency_s * 1000:.0f} ms"
-        return f"failed: {self.message}"
-
-
-async def check_model(model: str, api_base: str | None = None, api_key: str | None = None,
-                      timeout_s: float = TEST_TIMEOUT_S) -> CheckOutcome:
-    """A one-token request: its latency, or the provider's own error message."""
-    settings = model_adapter.ModelSettings(model=model, api_base=api_base or None,
-                                           api_key=api_key or None, timeout_s=timeout_s)
-    try:
-        latency = await model_adapter.probe(settings)
-    except model_adapter.ModelError as error:
-        return CheckOutcome(False, message=_with_root_cause(error))
-    return CheckOutcome(True, latency_s=latency)
-
-
-def _with_root_cause(error: Exception) -> str:
-    """The provider's message, plus the underlying reason when LiteLLM's words hide it
-    ("Connection error." says nothing of a refused port or a failed DNS lookup)."""
-    message = str(error)
-    root, seen = error, set()
-    while (following := root.__cause__ or root.__context__) is not None and id(root) not in seen:
-        seen.add(id(root))
-        root = following
-    detail = str(root).strip()
-    if root is not error and detail and detail not in message:
-        message += f" ({detail[:300]})"
-    return message
-
-
 # ---- recently used models, for /model completion ---------------------------------------
 
 
@@ -255,18 +152,3 @@ def remember_model(model: str) -> None:
         os.replace(scratch, path)
     except OSError:
         pass
-
-
-def completion_models(current_model: str, api_base: str | None = None) -> list[str]:
-    """Names ``/model`` offers: recent ones first, then the current provider's list (the
-    server's, when the settings screen listed it; LiteLLM's once LiteLLM is loaded)."""
-    names = list(recent_models())
-    if current_model:
-        names.append(current_model)
-    provider = provider_of(current_model, api_base) if current_model else None
-    if api_base and api_base.rstrip("/") in _server_lists:
-        names += _server_lists[api_base.rstrip("/")]
-    elif provider is not None and provider.listing == "litellm" \
-            and model_adapter.litellm_loaded():
-        names += model_adapter.provider_models(provider.litellm_names, provider.prefix)
-    return list(dict.fromkeys(names))

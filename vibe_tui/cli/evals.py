@@ -14,19 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from vibe_tui.core.local_model import LocalModelError
 from vibe_tui.evals import report as reporting
-from vibe_tui.evals.runner import (
-    TASKS_DIR,
-    Endpoint,
-    RunOptions,
-    RunResult,
-    TaskError,
-    find_tasks,
-    fixed_endpoint,
-    run_suite,
-    scripted_endpoint,
-)
+from vibe_tui.evals.endpoints import Endpoint, fixed_endpoint, scripted_endpoint
+from vibe_tui.evals.results import RunResult
+from vibe_tui.evals.runner import RunOptions, run_suite
+from vibe_tui.evals.task import TASKS_DIR, TaskError, find_tasks
+from vibe_tui.local.catalogue import LocalModelError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,8 +88,9 @@ async def _run(args: argparse.Namespace) -> int:
         model = args.model
     else:
         from vibe_tui.core.local_boot import local_model_settings
-        from vibe_tui.core.local_model import (
-            spec_of, start_default_local_model, stderr_progress)
+        from vibe_tui.local.catalogue import spec_of
+        from vibe_tui.local.server import start_default_local_model
+        from vibe_tui.local.weights import stderr_progress
 
         name = args.local_model
         title = spec_of(name).title if name else "the local model"

@@ -73,7 +73,8 @@ class Checker:
 
 def _policy(args: argparse.Namespace, workspace: Path) -> tuple[PolicyContext, list[str]]:
     """The rules and mode in force here, and notes for stderr (an ignored project config)."""
-    from vibe_tui.config import apply_project_config, load_config
+    from vibe_tui.config.settings import load_config
+    from vibe_tui.config.trusted_folders import apply_project_config
 
     config, ignored = apply_project_config(load_config(), workspace)
     extra = {"allow": args.allow, "deny": args.deny, "ask": args.ask}

@@ -1,0 +1,145 @@
+"""llama.cpp's OpenAI-compatible server for the local model, the parent side: start the
+child process (``vibe_tui.local.child``) bound to 127.0.0.1 on a free port, wait until
+the model is loaded, stop its process group. The app reaches it through LiteLLM as
+``openai/<name>`` with an ``api_base``, like any OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from vibe_tui.local.catalogue import (
+    CONTEXT_SIZE,
+    DEFAULT_LOCAL_MODEL,
+    LocalModelError,
+    ProgressCallback,
+    choose_local_model,
+)
+from vibe_tui.local.weights import ensure_weights
+
+API_KEY_ENV = "VIBE_TUI_LOCAL_API_KEY"  # passed to the child by environment, not argv (ps)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def default_threads() -> int:
+    """``$VIBE_TUI_LOCAL_THREADS``, else one per core. On a busy machine fewer is faster:
+    llama.cpp's threads wait for each other at every step, so one that is descheduled
+    stalls them all (bench/local_model.py --threads compares)."""
+    value = os.environ.get("VIBE_TUI_LOCAL_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else _cores()
+
+
+class LocalServer:
+    """llama.cpp's server for one local model, in a child process of its own group."""
+
+    def __init__(self, name: str = DEFAULT_LOCAL_MODEL, *, ctx_size: int = CONTEXT_SIZE,
+                 threads: int | None = None, startup_timeout_s: float = 300.0) -> None:
+        self.name = name
+        self.ctx_size = ctx_size
+        self.threads = threads or default_threads()
+        self.startup_timeout_s = startup_timeout_s
+        # Other local users and web pages can reach 127.0.0.1 too: the server wants a key.
+        self.api_key = secrets.token_urlsafe(24)
+        self.base_url: str | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._log = None
+
+    @property
+    def model_string(self) -> str:
+        """What LiteLLM is given (with ``api_base=self.base_url``)."""
+        return f"openai/{self.name}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    async def start(self, weights: Path) -> str:
+        """Start the child and wait until the model is loaded; returns the base URL."""
+        if self.running and self.base_url:
+            return self.base_url
+        self._log = tempfile.TemporaryFile()
+        self._process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "vibe_tui.local.child",
+            "--model", str(weights), "--alias", self.name, "--port", "0",
+            "--ctx-size", str(self.ctx_size), "--threads", str(self.threads),
+            "--parent-pid", str(os.getpid()),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=self._log, start_new_session=True,
+            env={**os.environ, API_KEY_ENV: self.api_key},
+        )
+        try:
+            line = await asyncio.wait_for(self._process.stdout.readline(),
+                                          self.startup_timeout_s)
+        except asyncio.TimeoutError:
+            await self.stop()
+            raise LocalModelError(f"the local model did not load within "
+                                  f"{self.startup_timeout_s:.0f} s") from None
+        except asyncio.CancelledError:
+            await self.stop()
+            raise
+        if not line:
+            code = await self._process.wait()
+            message = (f"the local model server exited with code {code} while loading "
+                       f"{weights.name}: {self._log_tail()}")
+            await self.stop()
+            raise LocalModelError(message)
+        self.base_url = json.loads(line)["base_url"] + "/v1"
+        return self.base_url
+
+    def _log_tail(self, limit: int = 2000) -> str:
+        self._log.seek(0)
+        text = self._log.read().decode("utf-8", "replace").strip()
+        return text[-limit:] or "(no message)"
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        """Stop the child's whole process group: politely, then for sure."""
+        process, self._process, self.base_url = self._process, None, None
+        if process is None:
+            return
+        if process.returncode is None:
+            _signal_group(process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), grace_s)
+            except asyncio.TimeoutError:
+                _signal_group(process.pid, signal.SIGKILL)
+                await process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def start_default_local_model(
+    progress: ProgressCallback | None = None, name: str | None = None,
+) -> tuple[str, str, LocalServer]:
+    """Fetch (first time only) and serve the local model: (model_string, api_base, server).
+    The caller owns the server: ``await server.stop()`` when the app ends, and passes
+    ``server.api_key`` as the API key."""
+    name = name or choose_local_model()
+    weights = await ensure_weights(name, progress)
+    server = LocalServer(name)
+    if progress:
+        progress(0, 0, "start")
+    api_base = await server.start(weights)
+    return server.model_string, api_base, server
