@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -15,6 +13,7 @@ from dataclasses import dataclass
 
 from vibe_tui.config.toml_edit import toml_string
 from vibe_tui.evals.task import Task, TaskError
+from vibe_tui.tools.processes import terminate_child
 
 FAKE_MODEL = "openai/fake-model"
 KILL_GRACE_S = 5.0
@@ -84,20 +83,4 @@ async def scripted_endpoint(task: Task) -> AsyncIterator[Endpoint]:
             raise TaskError(f"{task.script}: the fake model did not start: {error[-500:]}")
         yield Endpoint(FAKE_MODEL, line.split()[1].decode(), "sk-fake")
     finally:
-        await stop_group(process)
-
-
-async def stop_group(process: asyncio.subprocess.Process) -> None:
-    if process.returncode is not None:
-        return
-    _signal_group(process.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(process.wait(), KILL_GRACE_S)
-    except asyncio.TimeoutError:
-        _signal_group(process.pid, signal.SIGKILL)
-        await process.wait()
-
-
-def _signal_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+        await terminate_child(process, KILL_GRACE_S)

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from vibe_tui.config.paths import CONFIG_FILE
-from vibe_tui.evals.endpoints import Endpoint, EndpointFor, stop_group
+from vibe_tui.evals.endpoints import KILL_GRACE_S, Endpoint, EndpointFor
 from vibe_tui.evals.results import RunResult, forbidden_commands, summarize_events
 from vibe_tui.evals.task import Task, TaskError
+from vibe_tui.tools.processes import terminate_child
 
 CHECK_TIMEOUT_S = 120.0
 OUTPUT_TAIL_CHARS = 2000
@@ -47,11 +48,11 @@ async def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None,
     try:
         output, _ = await asyncio.wait_for(process.communicate(), timeout_s)
     except asyncio.TimeoutError:
-        await stop_group(process)
+        await terminate_child(process, KILL_GRACE_S)
         return None, ""
     finally:
         if process.returncode is None:
-            await stop_group(process)
+            await terminate_child(process, KILL_GRACE_S)
     text = (output or b"").decode("utf-8", "replace")
     return process.returncode, text[-OUTPUT_TAIL_CHARS:]
 

@@ -6,11 +6,9 @@ the model is loaded, stop its process group. The app reaches it through LiteLLM 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import secrets
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +21,7 @@ from vibe_tui.local.catalogue import (
     choose_local_model,
 )
 from vibe_tui.local.weights import ensure_weights
+from vibe_tui.tools.processes import terminate_child
 
 API_KEY_ENV = "VIBE_TUI_LOCAL_API_KEY"  # passed to the child by environment, not argv (ps)
 
@@ -113,21 +112,10 @@ class LocalServer:
         process, self._process, self.base_url = self._process, None, None
         if process is None:
             return
-        if process.returncode is None:
-            _signal_group(process.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), grace_s)
-            except asyncio.TimeoutError:
-                _signal_group(process.pid, signal.SIGKILL)
-                await process.wait()
+        await terminate_child(process, grace_s)
         if self._log is not None:
             self._log.close()
             self._log = None
-
-
-def _signal_group(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
 
 
 async def start_default_local_model(
