@@ -5,6 +5,7 @@ llama.cpp here (tests/test_local_default.py runs the real one when its weights a
 from __future__ import annotations
 
 import asyncio
+import io
 
 from engine_helpers import fake_local_start, of_type, wait_until
 from vibe_tui.config.settings import Config
@@ -111,3 +112,25 @@ async def test_closing_while_the_model_starts_cancels_the_start(fake_llm, tmp_pa
     await session.close()
     await asyncio.gather(booting, return_exceptions=True)
     assert not session.model_runtime.starting and session.model_runtime.server is None
+
+
+async def test_headless_draws_the_start_on_stderr_from_the_events(fake_llm, tmp_path):
+    from vibe_tui.cli.headless import start_model
+
+    session = unconfigured_session(tmp_path, fake_llm)
+    err = io.StringIO()
+    assert await start_model(session, err) is None
+    assert "downloading the local model: 0/0 MB (50%)" in err.getvalue()
+    assert "starting the local model…" in err.getvalue()
+    await session.close()
+
+    failing = unconfigured_session(tmp_path / "other", fake_llm, error="no disk space")
+    failed = await start_model(failing, io.StringIO())
+    assert failed is not None and failed.error == "no disk space"
+    await failing.close()
+
+    configured = Session(Config(model=fake_llm.model, api_base=fake_llm.base_url), tmp_path,
+                         tools=[])
+    err = io.StringIO()
+    assert await start_model(configured, err) is None and err.getvalue() == ""
+    await configured.close()
