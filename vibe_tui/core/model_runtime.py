@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
@@ -83,7 +83,7 @@ class ModelRuntime:
         self._send = send
         # How a server starts; tests put a fake one here.
         self.start_server: StartServer = start_llama_server
-        self.server: Any = None  # the running LocalServer, once one is
+        self.server: LocalServer | None = None  # once one is running
         self._boot: asyncio.Task[bool] | None = None
         # True from boot() until the start succeeded or failed: what is sent meanwhile is
         # held. Not the task's state: the held messages are sent from inside the task.
@@ -113,9 +113,10 @@ class ModelRuntime:
         name = name or choose_local_model()
         try:
             model, api_base, self.server = await self._start(name, "unconfigured")
-        except LocalModelError as exc:
+        except Exception as exc:  # whatever it was, the held messages are reported
+            error = str(exc) if isinstance(exc, LocalModelError) else f"{exc!r}"
             self.starting, held, self._held = False, self._held, []
-            self._emit(ev.ModelFailed(model=name, cause="unconfigured", error=str(exc),
+            self._emit(ev.ModelFailed(model=name, cause="unconfigured", error=error,
                                       held=held))
             return False
         self._configure(model=model, api_base=api_base, api_key=self.server.api_key,
