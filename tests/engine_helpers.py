@@ -58,3 +58,39 @@ def subagent_responder(request: dict):
                           content="Sending a helper.")
     return text("MAINANSWER: it is 1")
 
+
+
+class FakeLocalServer:
+    """Stands in for the local model's llama.cpp server: the fake model server answers."""
+
+    def __init__(self, name: str, base_url: str) -> None:
+        self.name = name
+        self.base_url = base_url
+        self.api_key = "local-server-key"
+        self.running = True
+        self.model_string = f"openai/{name}"
+
+    async def stop(self) -> None:
+        self.running = False
+
+
+def fake_local_start(llm, *, ready: asyncio.Event | None = None, error: str | None = None,
+                     phases=(("download", 50, 100), ("download", 100, 100), ("start", 0, 0))):
+    """A ``ModelRuntime.start_server`` reporting ``phases``, then waiting for ``ready`` (when
+    given), then failing with ``error`` (when given) or serving through ``llm``. Its
+    ``servers`` list holds what it started."""
+    from vibe_tui.local.catalogue import LocalModelError
+
+    async def start(progress, name: str):
+        for phase, done, total in phases:
+            progress(done, total, phase)
+        if ready is not None:
+            await ready.wait()
+        if error is not None:
+            raise LocalModelError(error)
+        server = FakeLocalServer(name, llm.base_url)
+        start.servers.append(server)
+        return server.model_string, server.base_url, server
+
+    start.servers = []
+    return start

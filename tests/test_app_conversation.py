@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from app_helpers import (  # noqa: F401 - fixtures
     SIZE,
     litellm_loaded,
@@ -12,6 +14,7 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_for,
     wait_turns_ended,
 )
+from engine_helpers import fake_local_start
 from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
@@ -105,3 +108,46 @@ async def test_resumed_session_is_drawn_from_its_record(fake_llm, tmp_path):
         assert entries(resumed, ".-user") == ["› one", "› two"]
         item = resumed.conversation.query_one("ToolCallItem")
         assert item.state == "ok"
+
+
+def unconfigured_app(llm, workspace, **start) -> tuple[VibeApp, Session]:
+    """No model configured: the session boots the local model (a fake start here)."""
+    session = Session(Config(model_retry_base_s=0.01), workspace=workspace)
+    session.model_runtime.start_server = fake_local_start(llm, **start)
+    return VibeApp(session), session
+
+
+async def test_the_local_model_starts_with_progress_and_a_message_sent_early_waits(
+        fake_llm, tmp_path):
+    fake_llm.push(text("Four."))
+    ready = asyncio.Event()
+    app, session = unconfigured_app(fake_llm, tmp_path, ready=ready)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.model == "local model: loading",
+                       what="the start's progress in the status bar")
+        assert any("starting the embedded local model" in e for e in entries(app, ".-notice"))
+        await submit(pilot, "what is 2+2?")
+        await wait_for(pilot, lambda: any("then sent: what is 2+2?" in e
+                                          for e in entries(app, ".-notice")), what="held")
+        assert not session.running
+        ready.set()
+        await wait_turns_ended(pilot, session)
+        assert app.status_bar.model == session.model and session.model.startswith("openai/")
+        assert any("what is 2+2?" in e for e in entries(app, ".-user"))
+        await app.action_quit()
+    assert not session.model_runtime.start_server.servers[0].running
+
+
+async def test_a_local_model_that_fails_to_start_says_what_was_not_sent(fake_llm, tmp_path):
+    ready = asyncio.Event()
+    app, session = unconfigured_app(fake_llm, tmp_path, ready=ready, error="no disk space")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: session.model_runtime.starting, what="the start")
+        await submit(pilot, "fix the bug")
+        await submit(pilot, "and add a test")
+        ready.set()
+        await wait_for(pilot, lambda: entries(app, ".-error"), what="the failure")
+        assert entries(app, ".-error") == ["The local model could not start: no disk space"]
+        assert "not sent, for want of a model (↑ brings it back): fix the bug and 1 more" in (
+            entries(app, ".-notice"))
+        assert app.status_bar.model == "" and "no model" in screen_text(app)

@@ -52,7 +52,7 @@ async def test_the_app_starts_the_local_model_and_a_message_sent_early_waits_for
         await wait_for(pilot, lambda: session.model.startswith("openai/"), timeout=300,
                        what="the local model to be ready")
         assert LIGHT_LOCAL_MODEL in app.status_bar.model
-        server_pid = app._local_server.pid
+        server_pid = session.model_runtime.server.pid
         await wait_for(pilot, lambda: of_type(session, ev.TurnEnded), timeout=400,
                        what="the turn on the local model to end")
         ended = of_type(session, ev.TurnEnded)[0]
@@ -64,19 +64,23 @@ async def test_the_app_starts_the_local_model_and_a_message_sent_early_waits_for
 
 
 async def test_headless_mode_uses_the_local_model_when_nothing_is_configured(tmp_path):
-    from vibe_tui.core.local_boot import boot_local_model, needs_local_model
+    from vibe_tui.cli.headless import start_model
+    from vibe_tui.core.model_runtime import needs_local_model
 
     session = Session(Config(max_steps=2, model_timeout_s=240), tmp_path, interactive=False,
                       tools=ONE_TOOL)
-    assert needs_local_model(session)
-    progress: list[str] = []
-    server = await boot_local_model(session, lambda done, total, phase: progress.append(phase))
+    assert needs_local_model(session.model, session.config)
+    progress = io.StringIO()
     try:
-        assert "start" in progress
+        assert await start_model(session, progress) is None
+        assert "starting the local model" in progress.getvalue()
+        assert "start" in [p.phase for p in of_type(session, ev.ModelProgress)]
+        server = session.model_runtime.server
         assert session.config.api_key == server.api_key and session.config.local_model
         out, err = io.StringIO(), io.StringIO()
         code = await run_headless(session, "Reply with the single word: hello", out=out, err=err)
     finally:
-        await server.stop()
+        await session.close()  # the session stops the server it started
     assert code == 0, err.getvalue()
     assert out.getvalue().strip()
+    assert not server.running

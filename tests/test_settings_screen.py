@@ -12,7 +12,8 @@ import pytest
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
-from app_helpers import litellm_loaded, wait_for  # noqa: F401 - fixtures
+from app_helpers import events_of, litellm_loaded, wait_for  # noqa: F401 - fixtures
+from engine_helpers import fake_local_start
 from vibe_tui.config.credentials import credentials_path, stored_keys
 from vibe_tui.config.settings import Config, load_config
 from vibe_tui.core import events as ev
@@ -28,15 +29,13 @@ NO_RESULT = object()
 
 
 class Host(App):
-    def __init__(self, session: Session, local_endpoint=None) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self.local_endpoint = local_endpoint
         self.result: object = NO_RESULT
 
     def on_mount(self) -> None:
-        self.push_screen(SettingsScreen(self.session, local_endpoint=self.local_endpoint),
-                         callback=self._settings_done)
+        self.push_screen(SettingsScreen(self.session), callback=self._settings_done)
 
     def _settings_done(self, result: SettingsResult | None) -> None:
         self.result = result
@@ -221,14 +220,9 @@ async def test_a_typed_key_is_stored_0600_and_kept_out_of_the_records(session, o
 
 
 async def test_switching_to_the_local_model_and_back(session, other_llm):
-    """The app starts the embedded server (here: the fake one stands in for it)."""
-    started: list[str] = []
-
-    async def local_endpoint(name: str) -> tuple[str, str, str]:
-        started.append(name)
-        return f"openai/{name}", other_llm.base_url, "local-server-key"
-
-    app = Host(session, local_endpoint)
+    """The session starts the embedded server (here: the fake one stands in for it)."""
+    start = session.model_runtime.start_server = fake_local_start(other_llm)
+    app = Host(session)
     async with app.run_test(size=SIZE) as pilot:
         screen = await choose_provider(pilot, "local")
         assert screen.query_one("#key", Input).disabled
@@ -237,7 +231,9 @@ async def test_switching_to_the_local_model_and_back(session, other_llm):
         picker.value = "qwen2.5-coder-0.5b"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.result is not NO_RESULT, what="dismissed")
-    assert started == ["qwen2.5-coder-0.5b"]
+    assert [server.name for server in start.servers] == ["qwen2.5-coder-0.5b"]
+    assert [(e.model, e.cause) for e in events_of(session, ev.ModelReady)] == [
+        ("openai/qwen2.5-coder-0.5b", "settings")]
     assert session.model == "openai/qwen2.5-coder-0.5b"
     config = session.config
     assert (config.api_base, config.api_key, config.local_model, config.temperature) == (
@@ -246,7 +242,7 @@ async def test_switching_to_the_local_model_and_back(session, other_llm):
     assert (saved.provider, saved.local_model_name, saved.model, saved.api_base) == (
         "local", "qwen2.5-coder-0.5b", None, None)
 
-    app = Host(session, local_endpoint)
+    app = Host(session)
     async with app.run_test(size=SIZE) as pilot:
         assert app.screen.provider is PROVIDERS_BY_ID["local"]  # opens on what is in use
         screen = await choose_provider(pilot, "openai_compatible")

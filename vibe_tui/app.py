@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from vibe_tui.screens.approval_choice import ApprovalChoice
 
 DOUBLE_CTRL_C_S = 2.0
+# This run's local model start: drawn live, never again from a resumed session's log.
+MODEL_RUNTIME_EVENTS = (ev.ModelStarting, ev.ModelProgress, ev.ModelReady, ev.ModelFailed)
 TERMINAL_KEYS_ACTIONS = ("ctrl_c", "cycle_mode", "changes")
 
 
@@ -79,8 +81,6 @@ class VibeApp(App[int]):
         self._waiting: list[ev.ApprovalRequested] = []  # behind the one on screen
         self._shown: ApprovalScreen | None = None
         self._approvals_done = 0  # answered in the current run of approvals, for "2 of 3"
-        self._local_server = None  # the embedded model's server, when this app started it
-        self._held: list[str] = []  # sent while the local model was still starting
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -95,10 +95,9 @@ class VibeApp(App[int]):
         self._follow_events()
         # LiteLLM takes seconds to import: only after the first frame is on screen.
         self.call_after_refresh(self._preload)
-        from vibe_tui.core.local_boot import needs_local_model
-
-        if needs_local_model(self.session):
-            self._boot_local_model()
+        # With no model configured the session boots the local one; what is sent meanwhile
+        # waits for it there.
+        self.run_worker(self.session.start_model(), group="local-model", exit_on_error=False)
         self.call_after_refresh(self.session.start_mcp)
         if self.web_port is not None:
             self._start_web_view()
@@ -119,34 +118,6 @@ class VibeApp(App[int]):
         self.status_bar.web_url = url
         self.conversation.add_entry(f"web view: {url}", "-notice")
 
-    @property
-    def local_model_starting(self) -> bool:
-        return self._local_server is None and any(
-            worker.group == "local-model" and not worker.is_finished for worker in self.workers)
-
-    @work(group="local-model", exit_on_error=False)
-    async def _boot_local_model(self) -> None:
-        from vibe_tui.core.local_boot import boot_local_model
-        from vibe_tui.local.catalogue import LocalModelError
-
-        self.conversation.add_entry(
-            "No model is configured: starting the embedded local model (no key needed). "
-            "/settings or --model chooses a provider.", "-notice")
-        try:
-            self._local_server = await boot_local_model(self.session, self._show_local_progress)
-        except LocalModelError as exc:
-            self.status_bar.model = "no model"
-            self.conversation.add_entry(f"The local model could not start: {exc}", "-error")
-            held, self._held = self._held, []
-            if held:  # kept in the prompt's history (↑): nothing typed is lost
-                more = f" and {len(held) - 1} more" if held[1:] else ""
-                self.conversation.add_entry(f"not sent, for want of a model (↑ brings it "
-                                            f"back): {held[0]}{more}", "-notice")
-            return
-        held, self._held = self._held, []
-        for text in held:
-            self.session.send(text)
-
     def _model_names(self) -> list[str]:
         from vibe_tui.core.model_listing import completion_models
 
@@ -155,31 +126,11 @@ class VibeApp(App[int]):
     def open_settings(self) -> None:
         from vibe_tui.screens.settings import SettingsScreen
 
-        self.push_screen(SettingsScreen(self.session, local_endpoint=self._local_endpoint),
-                         callback=self._settings_applied)
+        self.push_screen(SettingsScreen(self.session), callback=self._settings_applied)
 
     def _settings_applied(self, result) -> None:
         if result is not None:
             self.conversation.add_entry(result.summary(), "-notice")
-
-    async def _local_endpoint(self, name: str) -> tuple[str, str, str]:
-        """The settings screen chose the embedded model ``name``: (model, base URL, key),
-        starting it (or swapping the one running) as needed."""
-        from vibe_tui.local.server import start_default_local_model
-
-        old = self._local_server
-        if old is None or not old.running or old.name != name:
-            _, _, self._local_server = await start_default_local_model(
-                self._show_local_progress, name)
-            if old is not None:
-                await old.stop()
-        server = self._local_server
-        return server.model_string, server.base_url, server.api_key
-
-    def _show_local_progress(self, done: int, total: int, phase: str) -> None:
-        words = {"download": "downloading", "verify": "verifying", "start": "loading"}
-        percent = f" {100 * done // total}%" if total else ""
-        self.status_bar.model = f"local model: {words.get(phase, phase)}{percent}"
 
     @work(group="session-events")
     async def _follow_events(self) -> None:
@@ -203,14 +154,32 @@ class VibeApp(App[int]):
 
     async def on_session_event(self, message: SessionEvent) -> None:
         event = message.event
+        if message.replay and isinstance(event, MODEL_RUNTIME_EVENTS):
+            return
         try:
             await self.conversation.show_event(event, message.replay)
             self.timeline.show_event(event)
             self.status_bar.show_event(event)
+            self._show_model_start(event)
         except NoMatches:
             return  # the app is closing: its widgets are gone, the session log has it all
         if isinstance(event, (ev.ApprovalRequested, ev.ApprovalResolved)):
             self._follow_approval(event)
+
+    def _show_model_start(self, event: ev.Event) -> None:
+        """Why the local model starts, and why nothing will answer if it failed (the
+        settings screen says so itself when the switch was chosen there)."""
+        if isinstance(event, ev.ModelStarting) and event.cause == "unconfigured":
+            self.conversation.add_entry(
+                "No model is configured: starting the embedded local model (no key needed). "
+                "/settings or --model chooses a provider.", "-notice")
+        elif isinstance(event, ev.ModelFailed) and event.cause == "unconfigured":
+            self.conversation.add_entry(f"The local model could not start: {event.error}",
+                                        "-error")
+            if event.held:  # kept in the prompt's history (↑): nothing typed is lost
+                more = f" and {len(event.held) - 1} more" if event.held[1:] else ""
+                self.conversation.add_entry(f"not sent, for want of a model (↑ brings it "
+                                            f"back): {event.held[0]}{more}", "-notice")
 
     # ---- input --------------------------------------------------------------------------
 
@@ -220,11 +189,6 @@ class VibeApp(App[int]):
     async def run_command_text(self, text: str) -> None:
         if CommandRunner.handles(text):
             await self.commands.run(text)
-            return
-        if self.local_model_starting:
-            self._held.append(text)
-            self.conversation.add_entry(f"waiting for the local model, then sent: {text}",
-                                        "-notice")
             return
         if self.session.running:
             self.notify("steering: read before the agent's next step", timeout=3)
@@ -245,6 +209,7 @@ class VibeApp(App[int]):
             self.conversation.add_entry(f"could not open that session: {exc}", "-error")
             return
         self.workers.cancel_group(self, "session-events")
+        self.session.hand_model_to(resumed)  # the model in use carries on, server and all
         await self.session.close()
         self.session = resumed
         self.commands = CommandRunner(self)
@@ -311,10 +276,8 @@ class VibeApp(App[int]):
         self.exit(0)
 
     async def on_unmount(self) -> None:
-        await self.session.close()  # however the app ended, the turn and its log are closed
-        server, self._local_server = self._local_server, None
-        if server is not None:
-            await server.stop()
+        # However the app ended: the turn, its log and the local model's server are closed.
+        await self.session.close()
         if self.web_view is not None:
             await self.web_view.stop()
 

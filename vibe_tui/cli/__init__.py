@@ -12,6 +12,8 @@ from vibe_tui.config.settings import Config, load_config
 from vibe_tui.policy.types import MODES
 
 DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
+# Before the local model's error: it was only the fallback.
+NO_MODEL_FAILURE = "no model configured and the local model failed: "
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,24 +134,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
-    from vibe_tui.cli.headless import run_headless
-
-    from vibe_tui.core.local_boot import boot_if_needed
-    from vibe_tui.local.catalogue import LocalModelError
+    from vibe_tui.cli.headless import run_headless, start_model
 
     session = open_session(args, config, interactive=False)
     session.start_mcp()  # the servers start while the local model loads
-    try:
-        server = await boot_if_needed(session)
-    except LocalModelError as exc:
+    failed = await start_model(session)
+    if failed is not None:
         await session.close()
-        print(f"vibe-tui: {exc}", file=sys.stderr)
+        print(f"vibe-tui: {NO_MODEL_FAILURE}{failed.error}", file=sys.stderr)
         return 2
     try:
         return await run_headless(session, args.task, args.output_format)
     finally:
-        if server is not None:
-            await server.stop()
+        await session.close()  # and with it the local model's server, however the turn ended
 
 
 if __name__ == "__main__":

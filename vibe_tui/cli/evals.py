@@ -87,7 +87,7 @@ async def _run(args: argparse.Namespace) -> int:
         endpoint_for = fixed_endpoint(Endpoint(args.model, args.api_base, args.api_key))
         model = args.model
     else:
-        from vibe_tui.core.local_boot import local_model_settings
+        from vibe_tui.core.model_runtime import local_model_settings
         from vibe_tui.local.catalogue import spec_of
         from vibe_tui.local.server import start_default_local_model
         from vibe_tui.local.weights import stderr_progress

@@ -6,8 +6,10 @@ model is told about (the events show both the request and the denial).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from contextlib import aclosing
 from typing import TextIO
 
 from vibe_tui.core import events as ev
@@ -29,6 +31,34 @@ async def run_headless(session: Session, task: str, output_format: str = "text",
             break
     await session.close()
     return 0 if state == "completed" else 1
+
+
+async def start_model(session: Session, err: TextIO | None = None) -> ev.ModelFailed | None:
+    """For ``-p`` and ``serve``: the session boots the local model when no other is
+    configured, its progress drawn on stderr from the events. The failure, if it failed."""
+    after = session.event_log[-1].id if session.event_log else 0
+    watch = asyncio.create_task(_show_model_start(session, after, err or sys.stderr))
+    await session.start_model()
+    if not any(isinstance(event, (ev.ModelReady, ev.ModelFailed))
+               for event in session.event_log if event.id > after):
+        watch.cancel()  # a model was configured: nothing started
+        return None
+    outcome = await watch  # the session already holds its last event
+    return outcome if isinstance(outcome, ev.ModelFailed) else None
+
+
+async def _show_model_start(session: Session, after: int,
+                            err: TextIO) -> ev.ModelReady | ev.ModelFailed:
+    from vibe_tui.local.weights import stderr_progress
+
+    show = stderr_progress("the local model", err)
+    async with aclosing(session.events(after=after)) as events:
+        async for event in events:
+            if isinstance(event, ev.ModelProgress):
+                show(event.done, event.total, event.phase)
+            elif isinstance(event, (ev.ModelReady, ev.ModelFailed)):
+                return event
+    raise RuntimeError("the session closed while its model was starting")
 
 
 class JsonlPrinter:

@@ -27,20 +27,17 @@ def main(argv: list[str]) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from vibe_tui.core.local_boot import boot_if_needed
-    from vibe_tui.local.catalogue import LocalModelError
+    from vibe_tui.cli.headless import start_model
 
     config = cli.config_from_args(args)
     session = cli.open_session(args, config, interactive=True)
     session.start_mcp()
-    try:
-        server = await boot_if_needed(session)
-    except LocalModelError as exc:
+    failed = await start_model(session)
+    if failed is not None:
         await session.close()
-        print(f"vibe-tui serve: {exc}", file=sys.stderr)
+        print(f"vibe-tui serve: {cli.NO_MODEL_FAILURE}{failed.error}", file=sys.stderr)
         return 2
     try:
         return await serve_forever(session, args.port)
     finally:
-        if server is not None:
-            await server.stop()
+        await session.close()  # and with it the local model's server, if the view never started

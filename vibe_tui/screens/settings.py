@@ -10,7 +10,6 @@ conversation. What is typed for one provider is kept while browsing the others.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,9 +35,6 @@ from vibe_tui.widgets.model_picker import ModelPicker
 if TYPE_CHECKING:
     from vibe_tui.core.session import Session
 
-# Given a local model's name, the app starts (or reuses) its server and returns
-# (LiteLLM model string, base URL, key).
-LocalEndpoint = Callable[[str], Awaitable[tuple[str, str, str]]]
 # OpenAI-compatible servers take any key; sending none would let LiteLLM send
 # $OPENAI_API_KEY, a real OpenAI key, to whatever server the base URL names.
 PLACEHOLDER_KEY = "sk-no-key"
@@ -129,11 +125,9 @@ class SettingsScreen(ModalScreen[SettingsResult | None]):
     }
     """
 
-    def __init__(self, session: Session, *, local_endpoint: LocalEndpoint | None = None
-                 ) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
-        self.local_endpoint = local_endpoint
         self.provider: Provider | None = None
         self.drafts: dict[str, Draft] = {p.id: Draft() for p in PROVIDERS}
         self._seed_current_draft()
@@ -307,11 +301,9 @@ class SettingsScreen(ModalScreen[SettingsResult | None]):
         if choice.provider.listing != "local":
             return (choice.model, choice.api_base,
                     self._key_for(choice.provider, choice.typed_key or ""))
-        if self.local_endpoint is None:
-            raise ProviderError("the local model is started by the app: not available here")
         self._say("starting the local model… (the first time it downloads about 1 GB)",
                   error=False)
-        return await self.local_endpoint(choice.model)
+        return await self.session.local_model_endpoint(choice.model)
 
     # ---- Test ---------------------------------------------------------------------------
 

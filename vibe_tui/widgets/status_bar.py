@@ -31,6 +31,7 @@ MODE_STYLES = {
 }
 SEPARATOR = (" │ ", "$text-disabled")
 SANDBOX_STYLES = {"no sandbox": "$warning", "commands refused": "$error"}
+MODEL_PHASE_WORDS = {"download": "downloading", "verify": "verifying", "start": "loading"}
 
 
 def short_path(path: Path | str) -> str:
@@ -115,6 +116,11 @@ class StatusBar(Widget):
             self.mode = event.mode
         elif isinstance(event, ev.ModelChanged):
             self.model = event.model
+        elif isinstance(event, ev.ModelProgress):
+            percent = f" {100 * event.done // event.total}%" if event.total else ""
+            self.model = f"local model: {MODEL_PHASE_WORDS[event.phase]}{percent}"
+        elif isinstance(event, (ev.ModelReady, ev.ModelFailed)):
+            self.model = self._session.model  # the progress shown meanwhile is over
         elif isinstance(event, ev.Usage):
             self.tokens = event.session_tokens
             self.cost = event.session_cost
