@@ -100,6 +100,12 @@ def test_task_approve_answer(fake_server: str, tmp_path: Path) -> None:
         assert out.read_text() == "e2e-ok\n"
         child.send("\x11")  # Ctrl+Q
         child.expect(pexpect.EOF, timeout=30)
+        screen.text += ANSI.sub("", child.before or "")
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+    # Once the screen is gone the shell shows how to take the session up again.
+    hint = re.search(r"session (\S+) · resume it with: vibe-tui -r (\S+)", screen.text)
+    assert hint and hint.group(1) == hint.group(2), screen.text[-500:]
+    saved = list((tmp_path / "home").rglob(f"{hint.group(1)}.jsonl"))
+    assert len(saved) == 1 and "All done" in saved[0].read_text()

@@ -336,4 +336,17 @@ def run_tui(session: Session, web_port: int | None = None) -> int:
     ``web_port``: also serve the browser view (0: any free port)."""
     app = VibeApp(session, web_port)
     result = app.run()
+    hint = resume_hint(app.session)
+    if hint:
+        print(hint)
     return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def resume_hint(session: Session) -> str | None:
+    """What the shell shows once the screen is gone: the session's id and the command that
+    takes it up again (/resume may have switched sessions: this is the one on screen at the
+    end). None when nothing of it was saved."""
+    path = session.store_path
+    if path is None or not path.exists():
+        return None
+    return f"session {session.id} · resume it with: vibe-tui -r {session.id}"
