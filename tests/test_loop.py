@@ -10,7 +10,7 @@ from vibe_tui.core import events as ev
 from vibe_tui.core.deltas import DELTA_INTERVAL_S
 from vibe_tui.core.loop import CUT_OFF_PROMPT, EMPTY_ANSWER_PROMPT, RESAMPLE_TEMPERATURE
 from vibe_tui.core.repeats import REPEAT_HINT, SAME_CALL_HINT, STUCK_HINT
-from vibe_tui.core.prompts import TURN_LIMIT_NOTE
+from vibe_tui.core.prompts import PLAN_MODE_NOTE, PLAN_OVER_NOTE, TURN_LIMIT_NOTE
 from vibe_tui.testing.script import cut_stream, error, hold, text, tool_call, tool_calls
 
 
@@ -356,3 +356,36 @@ def test_calls_sent_without_ids_get_ids_unique_across_responses():
 
     first, second = response_ids(), response_ids()
     assert len(set(first + second)) == 4 and all(i.startswith("call_") for i in first)
+
+
+def _user_contents(request: dict) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+async def test_plan_mode_tells_the_model_it_plans_and_when_it_may_act_again(fake_llm, tmp_path):
+    fake_llm.push(text("1. change a"), text("2. change b"), text("done"))
+    session = make_session(fake_llm, tmp_path)
+    session.set_mode("plan")
+    await run_turn(session, "plan the fix")
+    await run_turn(session, "and the tests?")
+    session.set_mode("default")
+    await run_turn(session, "go ahead")
+    first, second, third = (_user_contents(r) for r in fake_llm.requests)
+    assert PLAN_MODE_NOTE in first[-1] and first[-1].endswith("plan the fix")
+    assert PLAN_MODE_NOTE in second[-1] and PLAN_OVER_NOTE not in second[-1]
+    assert PLAN_OVER_NOTE in third[-1] and PLAN_MODE_NOTE not in third[-1]
+    assert third[-1].endswith("go ahead")
+    # The system prompt, the cached prefix, is the same in every mode.
+    assert len({r["messages"][0]["content"] for r in fake_llm.requests}) == 1
+    # What the user sees is their own words, not the note.
+    assert [e.text for e in of_type(session, ev.UserMessage)] == [
+        "plan the fix", "and the tests?", "go ahead"]
+
+
+async def test_no_mode_note_for_a_session_that_never_planned(fake_llm, tmp_path):
+    fake_llm.push(text("ok"), text("ok"))
+    session = make_session(fake_llm, tmp_path)
+    await run_turn(session, "one")
+    await run_turn(session, "two")
+    for request in fake_llm.requests:
+        assert not any("plan mode" in c for c in _user_contents(request))

@@ -30,7 +30,12 @@ from vibe_tui.core.model import (
     response_cost,
     stream_completion,
 )
-from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE
+from vibe_tui.core.prompts import (
+    LAST_CALL_NOTE,
+    PLAN_MODE_NOTE,
+    PLAN_OVER_NOTE,
+    TURN_LIMIT_NOTE,
+)
 from vibe_tui.core.repeats import RepeatGuard
 from vibe_tui.core.result_kind import result_kind
 from vibe_tui.core.scope import Scope
@@ -109,6 +114,8 @@ class AgentLoop(ToolCallPipeline):
             context = await self._first_turn_context(prompt)
         except asyncio.CancelledError:
             context = None  # interrupted while mapping: the prompt is still recorded
+        note = mode_note(host.state.mode, self.scope.messages)
+        context = "\n\n".join(part for part in (note, context) if part) or None
         host.emit(ev.UserMessage(text=prompt, context=context))
         try:
             state, message = await self._steps()
@@ -433,3 +440,20 @@ def _no_answer_reason(response: ModelResponse, cut_off: bool) -> str:
 
 def _ignore(_: str) -> None:
     pass
+
+
+def mode_note(mode: str, messages: list[history.Message]) -> str | None:
+    """What the model must know of the mode before the user's words: in plan mode, that it
+    plans; on the first turn after plan mode, that it may act now. Sent with the message,
+    not in the system prompt, so the prompt's cached prefix stays the same in every mode."""
+    if mode == "plan":
+        return PLAN_MODE_NOTE
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, str):
+            continue
+        if PLAN_OVER_NOTE in content:
+            return None
+        if PLAN_MODE_NOTE in content:
+            return PLAN_OVER_NOTE
+    return None

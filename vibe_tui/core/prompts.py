@@ -51,6 +51,14 @@ functions and classes), and anything you could not find.
 LAST_CALL_NOTE = ("[vibe-tui: this is your last model call. Do not call tools: write your "
                   "final report now from what you have found.]")
 
+PLAN_MODE_NOTE = ("[vibe-tui: plan mode. You are planning, not doing: read and search the "
+                  "code as much as you need, but do not edit files or run commands that "
+                  "change anything (they will be refused). End with a short numbered plan "
+                  "of the changes you propose, for the user to approve.]")
+
+PLAN_OVER_NOTE = ("[vibe-tui: plan mode is off. You may now make the changes (edit files, "
+                  "run commands) as the user asks.]")
+
 TURN_LIMIT_NOTE = ("[vibe-tui: this is the last model call of this task (max_steps). Do not "
                    "call tools: tell the user what you did, what you found and what is left "
                    "to do.]")
