@@ -305,3 +305,28 @@ def test_the_command_table_names_each_command_once_with_its_handler_and_help():
         assert command.name.startswith("/") and command.usage.startswith(command.name)
         assert inspect.iscoroutinefunction(command.run)
         assert command.usage in shown
+
+
+async def test_a_slash_command_typed_in_one_burst_runs_that_command(fake_llm, tmp_path):
+    # A paste or a fast typist: the keys arrive before the completion list has caught up
+    # with the text, and Enter must not take a stale completion ("/me" + "/help").
+    from textual import events
+
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for key in ("/", "m", "e", "m"):
+            app.prompt.post_message(events.Key(key, key))
+        app.prompt.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: any("AGENTS.md" in e or "memory" in e.lower()
+                                          for e in entries(app, ".-notice")),
+                       what=f"the /memory report; prompt {app.prompt.text!r}, notices {entries(app, '.-notice')}")
+        assert "/help" not in app.prompt.text and app.prompt.text == ""
+        assert not any(e.startswith("commands") for e in entries(app, ".-notice"))
+        # A name typed in full runs that command, even where it starts another's name.
+        for key in ("/", "m", "o", "d", "e"):
+            app.prompt.post_message(events.Key(key, key))
+        app.prompt.post_message(events.Key("enter", "\r"))
+        await wait_for(pilot, lambda: any(e.startswith("mode: ")
+                                          for e in entries(app, ".-notice")), what="/mode")
+        assert not any(e.startswith("model: ") for e in entries(app, ".-notice"))
+        assert fake_llm.requests == []

@@ -40,6 +40,7 @@ class Completion:
     replace: int  # characters before the cursor that the completion replaces
     value: str
     description: str = ""
+    runs: bool = False  # a slash command: Enter on it runs it, as typing it in full would
 
 
 def workspace_files(workspace: Path) -> list[str]:
@@ -157,11 +158,14 @@ class PromptInput(TextArea):
     def on_key(self, event: events.Key) -> None:
         handled = True
         if event.key == "enter":
-            if not self._accept_completion():
+            self._catch_up_completions()
+            chosen = self.completion_list.chosen()
+            if not self._accept_completion() or (chosen is not None and chosen.runs):
                 self._submit()
         elif event.key in NEWLINE_KEYS:
             self.insert("\n")
-        elif event.key == "tab" and self.completion_list.shown:
+        elif event.key == "tab" and (self.completion_list.shown or self._completions()):
+            self._catch_up_completions()
             self._accept_completion()
         elif event.key == "escape" and self.completion_list.shown:
             self.completion_list.hide()
@@ -231,8 +235,11 @@ class PromptInput(TextArea):
         row, column = self.cursor_location
         before = self.document.get_line(row)[:column]
         if row == 0 and before.startswith("/") and " " not in before:
-            return [Completion(len(before), name + " ", description)
-                    for name, description in self.commands if name.startswith(before)]
+            # A name typed in full comes first: "/mode" is not a start of "/model".
+            named = sorted((c for c in self.commands if c[0].startswith(before)),
+                           key=lambda c: c[0] != before)
+            return [Completion(len(before), name + " ", description, runs=True)
+                    for name, description in named]
         if row == 0 and before.startswith(MODEL_COMMAND) and self.model_names is not None:
             return self._model_completions(before.removeprefix(MODEL_COMMAND))
         mention = MENTION.search(before)
@@ -263,6 +270,17 @@ class PromptInput(TextArea):
             self.completion_list.show(self._completions())
 
         self.run_worker(walk(), group="index-workspace", exclusive=True)
+
+    def _catch_up_completions(self) -> None:
+        """Keys that arrive in a burst (a paste, a fast typist) are ahead of the list, which
+        follows the text one message later: offer what the text holds now. A list that is
+        already current keeps the user's highlighted choice."""
+        fresh = self._completions()
+        if fresh != self.completion_list.completions:
+            if fresh:
+                self.completion_list.show(fresh)
+            else:
+                self.completion_list.hide()
 
     def _accept_completion(self) -> bool:
         chosen = self.completion_list.chosen()
