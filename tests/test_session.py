@@ -134,6 +134,25 @@ async def test_send_during_a_turn_steers_it_before_the_next_model_call(fake_llm,
     assert len(of_type(session, ev.TurnStarted)) == 1
 
 
+async def test_a_steering_line_goes_with_the_turn_the_user_stopped(fake_llm, tmp_path):
+    fake_llm.push(hold(text("never read")), text("second answer"))
+    session = make_session(fake_llm, tmp_path)
+    session.send("first task")
+    await asyncio.to_thread(fake_llm.wait_for_requests, 1)
+    session.send("a steer for the first task")
+    assert session.interrupt()
+    fake_llm.release()
+    await asyncio.wait_for(session.wait_idle(), 20)
+    end = await run_turn(session, "a new task")
+    assert end.state == "completed"
+    users = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
+    assert users[-1] == "a new task"
+    assert not any("a steer for the first task" in u for u in users)
+    assert not [e for e in of_type(session, ev.UserMessage) if e.steering]
+    notices = [e.text for e in of_type(session, ev.Notice)]
+    assert "not sent, the turn was stopped: a steer for the first task" in notices
+
+
 async def test_steering_after_the_final_answer_streams_continues_the_turn(fake_llm, tmp_path):
     fake_llm.push(hold(text("first answer")), text("answer with the steer"))
     session = make_session(fake_llm, tmp_path)

@@ -37,6 +37,7 @@ from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.model_runtime import ModelRuntime
 from vibe_tui.core.prompts import system_prompt
 from vibe_tui.core.state import SessionState
+from vibe_tui.core.steering import Steering
 from vibe_tui.core.store import SessionStore, new_session_id, read_events
 from vibe_tui.core.subagent import run_subagent
 from vibe_tui.policy.types import MODES, Decision, Mode, PolicyContext, ToolRequest
@@ -97,7 +98,7 @@ class Session:
         self._next_id = 1
         self._turn_id = 0
         self._turn_task: asyncio.Task | None = None
-        self._steering: list[str] = []
+        self.steering = Steering()
         self._closed = False
         self._store = None
         if persist:
@@ -134,7 +135,7 @@ class Session:
         if self.model_runtime.starting:  # sent, in order, once the local model is ready
             return self.model_runtime.hold(text, self._turn_id + 1)
         if self.running:
-            self._steering.append(text)
+            self.steering.typed(text)
             return self._turn_id
         self.start_mcp()
         self._turn_id += 1
@@ -199,6 +200,8 @@ class Session:
             return False
         for pid in list(self.tool_context.running_pids):
             signal_group(pid, signal.SIGTERM)
+        for text in self.steering.drop_typed():  # a later turn must not read them
+            self.emit(ev.Notice(text=f"not sent, the turn was stopped: {text}"))
         self._turn_task.cancel()
         return True
 
@@ -242,7 +245,7 @@ class Session:
         done = await asyncio.to_thread(self.changes.revert, rel, hunk)
         # Steering is what the loop reads before its next model call (or the next turn's
         # first): exactly when the model must hear of it.
-        self._steering.extend(self.changes.take_notes())
+        self.steering.note(*self.changes.take_notes())
         self.emit(ev.Notice(text=f"reverted: {done}"))
         return done
 
@@ -259,9 +262,8 @@ class Session:
         await asyncio.to_thread(self.changes.touched, restored)
         for path in restored:  # the model's last read of them is no longer what is there
             self.tool_context.read_files.pop(path, None)
-        self._steering.append(f"[vibe-tui: the user restored files to how they were before "
-                              f"turn {turn_id}: {'; '.join(lines)}. Read a file again before "
-                              "editing it.]")
+        self.steering.note(f"[vibe-tui: the user restored files to how they were before turn "
+                           f"{turn_id}: {'; '.join(lines)}. Read a file again before editing it.]")
         self.emit(ev.Notice(text=f"rewound to before turn {turn_id}: " + "; ".join(lines)))
         return lines
 
@@ -416,11 +418,10 @@ class Session:
         return await run_subagent(self, turn_id, parent_call_id, prompt)
 
     def take_steering(self) -> list[str]:
-        taken, self._steering = self._steering, []
-        return taken
+        return self.steering.take()
 
     def has_steering(self) -> bool:
-        return bool(self._steering)
+        return bool(self.steering)
 
     async def wait_idle(self) -> None:
         if self._turn_task is not None:
