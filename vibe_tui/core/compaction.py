@@ -22,7 +22,7 @@ of each request is byte-identical to the previous one (prompt caches depend on i
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,9 +157,9 @@ def stub_text(content: str, name: str, args: dict[str, Any]) -> str:
     return f"{CLEARED_NOTE_PREFIX}{name} returned {lines} line{'s' if lines != 1 else ''}{_what(args)}]"
 
 
-def _calls_by_id(messages: list[Message]) -> dict[Any, tuple[str, dict[str, Any]]]:
-    """Each call's name and arguments by call id."""
-    calls = {}
+def _parsed_calls(messages: list[Message]) -> Iterator[tuple[Any, dict[str, Any], Any]]:
+    """Each call the assistant made, in order: (call id, its function, parsed arguments;
+    {} when they are not JSON)."""
     for message in messages:
         for call in message.get("tool_calls") or ():
             function = call.get("function", {})
@@ -167,9 +167,13 @@ def _calls_by_id(messages: list[Message]) -> dict[Any, tuple[str, dict[str, Any]
                 args = json.loads(function.get("arguments") or "{}")
             except json.JSONDecodeError:
                 args = {}
-            calls[call.get("id")] = (function.get("name", "a tool"),
-                                     args if isinstance(args, dict) else {})
-    return calls
+            yield call.get("id"), function, args
+
+
+def _calls_by_id(messages: list[Message]) -> dict[Any, tuple[str, dict[str, Any]]]:
+    """Each call's name and arguments by call id."""
+    return {call_id: (function.get("name", "a tool"), args if isinstance(args, dict) else {})
+            for call_id, function, args in _parsed_calls(messages)}
 
 
 def _what(args: dict[str, Any]) -> str:
@@ -302,16 +306,9 @@ def plain_record(messages: list[Message]) -> str:
     calls made, so the agent still knows the goal and what it touched."""
     requests = [m["content"] for m in messages
                 if m["role"] == "user" and isinstance(m.get("content"), str)]
-    calls = []
-    for message in messages:
-        for call in message.get("tool_calls") or ():
-            function = call.get("function", {})
-            try:
-                args = json.loads(function.get("arguments") or "{}")
-            except json.JSONDecodeError:
-                args = {}
-            calls.append(f"{function.get('name')} {history.describe_call('', args, 80)}"
-                         if isinstance(args, dict) else str(function.get("name")))
+    calls = [f"{function.get('name')} {history.describe_call('', args, 80)}"
+             if isinstance(args, dict) else str(function.get("name"))
+             for _, function, args in _parsed_calls(messages)]
     lines = ["(No model summary could be written; this is a plain record of the earlier "
              "conversation.)", "Requests and notes:"]
     lines += [f"- {shorten(text, 600, 'shortened')}" for text in requests[-10:]]
