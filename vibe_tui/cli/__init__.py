@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vibe_tui import __version__
 from vibe_tui.config.settings import Config, load_config
 from vibe_tui.policy.types import MODES
+
+if TYPE_CHECKING:
+    from vibe_tui.core.session import Session
 
 DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
 # Before the local model's error: it was only the fallback.
@@ -134,19 +139,29 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
-    from vibe_tui.cli.headless import run_headless, start_model
+    from vibe_tui.cli.headless import run_headless
 
     session = open_session(args, config, interactive=False)
+    return await with_model(session, "vibe-tui",
+                            lambda: run_headless(session, args.task, args.output_format))
+
+
+async def with_model(session: Session, command: str,
+                     view: Callable[[], Awaitable[int]]) -> int:
+    """Run ``view`` once the session's model is up (the local one when none is
+    configured; its progress on stderr); exit code 2 when it could not start. The session
+    closes after, and with it the local model's server, however the view ended."""
+    from vibe_tui.cli.headless import start_model
+
     session.start_mcp()  # the servers start while the local model loads
-    failed = await start_model(session)
-    if failed is not None:
-        await session.close()
-        print(f"vibe-tui: {NO_MODEL_FAILURE}{failed.error}", file=sys.stderr)
-        return 2
     try:
-        return await run_headless(session, args.task, args.output_format)
+        failed = await start_model(session)
+        if failed is not None:
+            print(f"{command}: {NO_MODEL_FAILURE}{failed.error}", file=sys.stderr)
+            return 2
+        return await view()
     finally:
-        await session.close()  # and with it the local model's server, however the turn ended
+        await session.close()
 
 
 if __name__ == "__main__":

@@ -27,17 +27,7 @@ def main(argv: list[str]) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from vibe_tui.cli.headless import start_model
-
     config = cli.config_from_args(args)
     session = cli.open_session(args, config, interactive=True)
-    session.start_mcp()
-    failed = await start_model(session)
-    if failed is not None:
-        await session.close()
-        print(f"vibe-tui serve: {cli.NO_MODEL_FAILURE}{failed.error}", file=sys.stderr)
-        return 2
-    try:
-        return await serve_forever(session, args.port)
-    finally:
-        await session.close()  # and with it the local model's server, if the view never started
+    return await cli.with_model(session, "vibe-tui serve",
+                                lambda: serve_forever(session, args.port))
