@@ -91,3 +91,25 @@ async def test_the_model_sees_the_files_in_its_system_prompt(fake_llm, tmp_path)
     assert MEMORY_INTRO.strip() in first and "Run tests with `make check`." in first
     assert first == second  # read once: the prefix stays the same all session
     assert "AGENTS.md" in session.memory_report()
+
+
+async def test_an_agents_md_changed_between_turns_is_in_the_next_request(fake_llm, tmp_path):
+    from engine_helpers import of_type
+    from vibe_tui.core import events as ev
+
+    repo = make_repo(tmp_path)
+    (repo / "AGENTS.md").write_text("Run tests with `make check`.\n")
+    fake_llm.push(text("ok"), text("ok again"), text("and again"))
+    session = make_session(fake_llm, repo)
+    await run_turn(session, "how do I test?")
+    (repo / "AGENTS.md").write_text("Run tests with `tox -q`, never make.\n")
+    (repo / "pkg" / "AGENTS.md").write_text("pkg: no new dependencies.\n")
+    await run_turn(session, "and now?")
+    await run_turn(session, "still?")
+    first, second, third = (r["messages"][0]["content"] for r in fake_llm.requests)
+    assert "`make check`" in first and "`tox -q`" not in first
+    assert "`tox -q`" in second and "`make check`" not in second
+    assert second == third  # unchanged on disk: the same prompt, byte for byte
+    reloads = [n.text for n in of_type(session, ev.Notice) if "AGENTS.md changed" in n.text]
+    assert len(reloads) == 1
+    await session.close()

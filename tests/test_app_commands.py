@@ -170,6 +170,28 @@ async def test_memory_log_sandbox_and_init(fake_llm, tmp_path):
         assert "Write an AGENTS.md file" in fake_llm.requests[0]["messages"][-1]["content"]
 
 
+async def test_init_writes_agents_md_and_the_next_request_follows_it(fake_llm, tmp_path):
+    from vibe_tui.testing.script import tool_call, tool_calls
+
+    fake_llm.push(
+        tool_calls(tool_call("write_file", {"path": "AGENTS.md",
+                                            "content": "# Agents\nRun tests with tox -q.\n"})),
+        text("I wrote AGENTS.md."), text("ok"))
+    app = make_app(fake_llm, tmp_path, mode="accept-edits")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/init")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "AGENTS.md").exists()
+        await submit(pilot, "/memory")
+        await wait_for(pilot, lambda: any("loaded into the system prompt" in e
+                                          for e in entries(app, ".-notice")), what="/memory")
+        assert any(str(tmp_path / "AGENTS.md") in e for e in entries(app, ".-notice"))
+        await submit(pilot, "thanks")
+        await wait_turns_ended(pilot, app.session, 2)
+        assert "Run tests with tox -q." not in fake_llm.requests[0]["messages"][0]["content"]
+        assert "Run tests with tox -q." in fake_llm.requests[-1]["messages"][0]["content"]
+
+
 async def test_bang_export_sets_a_variable_for_later_commands(fake_llm, tmp_path):
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

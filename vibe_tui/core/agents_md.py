@@ -5,14 +5,22 @@ Read from the most general to the most specific: the user's own file
 or the workspace when there is none) down to the working directory. The prompt tells the
 model that a later file wins where two disagree. At most 32 KiB in all: when there is
 more, the closest files are kept whole and the most general ones are cut.
+
+The session reads them again when one changed on disk (``MemoryWatch.current``, one
+``stat`` per candidate file, at each turn's start and for ``/memory``): an AGENTS.md that
+``/init`` had the agent write is in the system prompt from the next request on. Between
+changes the prompt stays byte-identical, so the provider's prompt cache keeps its prefix.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from vibe_tui.config.paths import config_dir
+from vibe_tui.core.events import Event, Notice
 from vibe_tui.policy.types import is_inside
 
 MEMORY_FILE = "AGENTS.md"
@@ -55,6 +63,46 @@ class Memory:
     @property
     def used(self) -> int:
         return sum(len(f.text.encode("utf-8")) for f in self.files)
+
+
+# A candidate file as last seen: (mtime_ns, size, inode), None when it did not exist.
+Stamp = tuple[int, int, int] | None
+
+
+class MemoryWatch:
+    """The session's AGENTS.md files: read at the start, read again when one changed."""
+
+    def __init__(self, workspace: Path, cwd: Path | None,
+                 emit: Callable[[Event], object]) -> None:
+        self.workspace = workspace
+        self.cwd = cwd  # where the session started: a later ``cd`` does not move it
+        self._emit = emit
+        self._stamps = self._stamp()
+        self.memory = load_memory(workspace, cwd)
+
+    def current(self) -> Memory:
+        """The memory as on disk now; a change is read again and told to the user."""
+        stamps = self._stamp()
+        if stamps != self._stamps:
+            self._stamps = stamps  # taken before reading: a write during it is seen next time
+            before = {f.path for f in self.memory.files}
+            self.memory = load_memory(self.workspace, self.cwd)
+            changed = [str(f.path) for f in self.memory.files if f.path not in before]
+            self._emit(Notice(text="AGENTS.md changed on disk: the agent follows it from the "
+                                   "next request" + (f" (new: {', '.join(changed)})"
+                                                     if changed else "")))
+        return self.memory
+
+    def _stamp(self) -> list[Stamp]:
+        return [_stamp(path) for path, _ in memory_paths(self.workspace, self.cwd)]
+
+
+def _stamp(path: Path) -> Stamp:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino
 
 
 def repository_root(start: Path) -> Path | None:

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
-from vibe_tui.core.agents_md import Memory, load_memory
+from vibe_tui.core.agents_md import MemoryWatch
 from vibe_tui.core.approvals import (DECISIONS, Answer, AnswerOutcome, ApprovalBook,
                                      PendingApproval)
 from vibe_tui.core.calllog import CallLog, call_log_path
@@ -87,8 +87,8 @@ class Session:
         self.changes = ChangeRecord(self.workspace)
         # The local model when no other is configured (start_model); stopped by close().
         self.model_runtime = ModelRuntime(self.emit, self.configure, self.send)
-        # AGENTS.md is read once: the system prompt stays byte-identical all session.
-        self.memory: Memory = load_memory(self.workspace, self.tool_context.cwd)
+        # AGENTS.md: read again when one changed on disk (at a turn's start, for /memory).
+        self.memory = MemoryWatch(self.workspace, self.tool_context.cwd, self.emit)
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
         self.context = ContextTracker(config)
@@ -328,7 +328,7 @@ class Session:
 
     def memory_report(self) -> str:
         """For ``/memory``: which AGENTS.md files are in the system prompt, from where."""
-        return self.memory.describe()
+        return self.memory.current().describe()
 
     async def compact(self, focus: str | None = None) -> ev.Compacted | None:
         """Summarise the conversation by hand (``/compact [focus]``); the Compacted event
@@ -383,9 +383,9 @@ class Session:
 
     @property
     def system_prompt(self) -> str:
-        """Byte-identical from turn to turn while the settings hold (the local model's are
-        set once, when it is ready, before its first turn)."""
-        return (system_prompt(self.workspace, self.memory.prompt, self.config.subagents_on)
+        """Byte-identical from turn to turn while the settings and AGENTS.md hold (the local
+        model's are set once, when it is ready, before its first turn)."""
+        return (system_prompt(self.workspace, self.memory.current().prompt, self.config.subagents_on)
                 + self._sandbox_note)
 
     def main_scope(self) -> Scope:
