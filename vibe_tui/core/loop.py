@@ -22,6 +22,7 @@ from vibe_tui.core import compaction, history
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import model as model_adapter
+from vibe_tui.core.attachments import Attached, Attachments
 from vibe_tui.core.deltas import DeltaThrottle
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import (
@@ -107,16 +108,21 @@ class AgentLoop(ToolCallPipeline):
             history.apply(self.scope.messages, event, self.scope.parent_call_id)
         return event
 
-    async def run(self, prompt: str) -> None:
+    async def run(self, prompt: str, attachments: Attachments | None = None) -> None:
         host = self.host
         host.emit(ev.TurnStarted(prompt=prompt))
+        attached = Attached()
         try:
             context = await self._first_turn_context(prompt)
+            if attachments is not None:  # @files, !command output
+                attached = await attachments.take(prompt)
         except asyncio.CancelledError:
             context = None  # interrupted while mapping: the prompt is still recorded
         note = mode_note(host.state.mode, self.scope.messages)
-        context = "\n\n".join(part for part in (note, context) if part) or None
+        context = "\n\n".join(part for part in (note, context, attached.context) if part) or None
         host.emit(ev.UserMessage(text=prompt, context=context))
+        if attached.summary:
+            host.emit(ev.Notice(text=attached.summary))
         try:
             state, message = await self._steps()
         except asyncio.CancelledError:

@@ -21,8 +21,8 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.agents_md import MemoryWatch
-from vibe_tui.core.approvals import (DECISIONS, Answer, AnswerOutcome, ApprovalBook,
-                                     PendingApproval)
+from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook, PendingApproval
+from vibe_tui.core.attachments import Attachments
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
 from vibe_tui.core.checkpoints import Checkpoints
@@ -87,8 +87,8 @@ class Session:
         self.changes = ChangeRecord(self.workspace)
         # The local model when no other is configured (start_model); stopped by close().
         self.model_runtime = ModelRuntime(self.emit, self.configure, self.send)
-        # AGENTS.md: read again when one changed on disk (at a turn's start, for /memory).
         self.memory = MemoryWatch(self.workspace, self.tool_context.cwd, self.emit)
+        self.attachments = Attachments(self.tool_context, self.decide)  # @files, !output
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)
         self.messages: list[history.Message] = []
         self.context = ContextTracker(config)
@@ -156,7 +156,7 @@ class Session:
                 self.emit(ev.UserMessage(text=text))
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        await AgentLoop(self, turn_id, self.main_scope()).run(text)
+        await AgentLoop(self, turn_id, self.main_scope()).run(text, self.attachments)
 
     async def start_model(self) -> bool:
         """Boot the local model if none is configured (once); False if it failed (ModelFailed)."""
