@@ -90,6 +90,33 @@ async def test_bang_runs_the_users_own_command(fake_llm, tmp_path):
         assert fake_llm.requests == [] and not events_of(app.session, ev.ToolCall)
 
 
+async def test_bang_output_goes_to_the_agent_with_the_next_message(fake_llm, tmp_path):
+    from vibe_tui.commands import help_text
+
+    fake_llm.push(text("The test fails on add."), text("ok"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "!echo SHARED_OUTPUT; exit 4")
+        await wait_for(pilot, lambda: entries(app, ".-shell"), what="shell output")
+        await wait_for(pilot, lambda: any("next message" in e for e in entries(app, ".-notice")),
+                       what="the hint that the agent sees it")
+        await submit(pilot, "!!echo PRIVATE_OUTPUT")
+        await wait_for(pilot, lambda: len(entries(app, ".-shell")) == 2, what="private output")
+        assert fake_llm.requests == []  # nothing is sent until the user writes
+        await submit(pilot, "why does it fail?")
+        await wait_turns_ended(pilot, app.session)
+        sent = fake_llm.requests[0]["messages"][-1]["content"]
+        assert "$ echo SHARED_OUTPUT; exit 4" in sent and "SHARED_OUTPUT\n" in sent
+        assert "exit code 4" in sent and sent.endswith("why does it fail?")
+        assert "PRIVATE_OUTPUT" not in sent
+        await wait_for(pilot, lambda: any(e.startswith("attached") and "$ echo SHARED" in e
+                                          for e in entries(app, ".-notice")), what="notice")
+        await submit(pilot, "and now?")  # sent once, with the message that followed it
+        await wait_turns_ended(pilot, app.session, 2)
+        assert "SHARED_OUTPUT" not in fake_llm.requests[1]["messages"][-1]["content"]
+        assert "!!command" in help_text()
+
+
 async def test_slash_and_at_completion(fake_llm, tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.py").write_text("")

@@ -2,7 +2,8 @@
 
 Commands act through the Session's public doors (``set_model``, ``set_mode``) or on the
 screen only (``/clear``). ``!command`` is the user running their own command in the
-workspace, so it needs no approval and never goes through the agent's tools.
+workspace, so it needs no approval and never goes through the agent's tools; as in Claude
+Code, the agent sees its output with the user's next message (``!!command``: it does not).
 
 ``SLASH_COMMANDS`` is the one table of commands: name, usage, help and handler. /help,
 the prompt's completion and the dispatch all read it, so a command cannot be listed
@@ -73,7 +74,9 @@ KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
 Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
-!command runs your own shell command (!export NAME=value: for the agent's commands too)"""
+@path in a message attaches that file (a big one: its head and outline) for the agent
+!command runs your shell command; the agent sees its output with your next message
+!!command keeps the output to yourself · !export NAME=value: for the agent's commands too"""
 
 
 def completions() -> list[tuple[str, str]]:
@@ -92,6 +95,7 @@ class CommandRunner:
 
     def __init__(self, host: CommandHost) -> None:
         self.host = host
+        self._told_output_shared = False
 
     @property
     def session(self) -> Session:
@@ -105,7 +109,9 @@ class CommandRunner:
 
     async def run(self, text: str) -> None:
         if text.startswith("!"):
-            self.host.run_worker(self.run_shell(text[1:].strip()), group="user-shell")
+            private = text.startswith("!!")
+            self.host.run_worker(self.run_shell(text[2 if private else 1:].strip(),
+                                                share=not private), group="user-shell")
             return
         name, _, argument = text.partition(" ")
         command = COMMANDS_BY_NAME.get(name)
@@ -119,9 +125,11 @@ class CommandRunner:
 
     # ---- !command -----------------------------------------------------------------------
 
-    async def run_shell(self, command: str) -> None:
+    async def run_shell(self, command: str, share: bool = True) -> None:
+        """Run the user's command and show its output; with ``share``, the session holds
+        the output for the agent to read with the next message."""
         if not command:
-            self.say("! runs a shell command: !ls -la")
+            self.say("! runs a shell command: !ls -la (!!ls -la: the agent does not see it)")
             return
         from vibe_tui.tools.environment import apply_export, is_export, user_env
 
@@ -134,6 +142,12 @@ class CommandRunner:
         output, code = await run_user_command(command, ctx.cwd, user_env(ctx))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
+        if share:
+            self.session.attachments.shell_ran(command, output, code)
+            if not self._told_output_shared:  # once: /help says it for good
+                self._told_output_shared = True
+                self.say("↳ the agent sees this output with your next message "
+                         "(!!command keeps it to yourself)")
 
 
 # ---- the commands -------------------------------------------------------------------------
