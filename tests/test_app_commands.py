@@ -219,6 +219,15 @@ async def test_init_writes_agents_md_and_the_next_request_follows_it(fake_llm, t
         assert "Run tests with tox -q." in fake_llm.requests[-1]["messages"][0]["content"]
 
 
+async def test_init_in_plan_mode_says_it_cannot_write(fake_llm, tmp_path):
+    app = make_app(fake_llm, tmp_path, mode="plan")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/init")
+        await wait_for(pilot, lambda: entries(app, ".-notice"), what="the refusal")
+        assert "plan mode" in entries(app, ".-notice")[0]
+        assert fake_llm.requests == [] and not app.session.running
+
+
 async def test_bang_export_sets_a_variable_for_later_commands(fake_llm, tmp_path):
     app = make_app(fake_llm, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -219,8 +219,13 @@ async def rewind(runner: CommandRunner, argument: str) -> None:
 
 
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
+    """The agent writes AGENTS.md; the session reads it from the next request on."""
     from vibe_tui.core.prompts import INIT_PROMPT
 
+    if runner.session.mode == "plan":  # the write would be refused after all the reading
+        runner.say("/init has the agent write AGENTS.md, which plan mode does not allow: "
+                   "switch mode first (Shift+Tab or /mode default)")
+        return
     await runner.host.run_command_text(INIT_PROMPT)
 
 
