@@ -198,10 +198,43 @@ async def rewind(runner: CommandRunner, argument: str) -> None:
     if not argument.isdigit():
         runner.say("/rewind TURN: a turn number from /rewind's list")
         return
+    turn = int(argument)
     try:
-        await session.rewind(int(argument))
+        steps = await session.rewind_plan(turn)
     except ValueError as exc:
         runner.say(f"nothing rewound: {exc}")
+        return
+    if not steps:
+        runner.say(_nothing_to_rewind(turn))
+        return
+    from textual.content import Content
+
+    from vibe_tui.safe_text import safe_name
+    from vibe_tui.screens.changes import ConfirmScreen
+
+    plan = [f"\n  {safe_name(step.describe())}" for step in steps]
+    question = Content.assemble(("Rewind to before turn ", "bold"), (str(turn), "bold"), "?",
+                                *plan)
+    runner.host.push_screen(ConfirmScreen(question), callback=partial(_rewind_answered,
+                                                                      runner, turn))
+
+
+async def _rewind_answered(runner: CommandRunner, turn: int, confirmed: bool | None) -> None:
+    if not confirmed:
+        runner.say("nothing rewound: every file stays as it is")
+        return
+    try:
+        lines = await runner.session.rewind(turn)
+    except ValueError as exc:
+        runner.say(f"nothing rewound: {exc}")
+        return
+    if not lines:
+        runner.say(_nothing_to_rewind(turn))
+
+
+def _nothing_to_rewind(turn: int) -> str:
+    return (f"nothing to rewind: the files changed in turn {turn} and later are already as "
+            f"they were before turn {turn}")
 
 
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
@@ -308,9 +341,10 @@ def rewind_listing(session) -> str:
 
     turns = session.checkpoints.turns()
     if not turns:
-        return "no turn has changed a file with the agent's file tools yet"
+        return "no turn has changed a file yet"
     prompts = {e.turn_id: e.prompt for e in session.event_log if isinstance(e, ev.TurnStarted)}
-    lines = ["/rewind N puts every file changed in turn N and later back as it was before:"]
+    lines = ["/rewind N puts every file changed in turn N and later back as it was before "
+             "(it shows what it will do and asks first):"]
     for turn, files in turns.items():
         prompt = " ".join(prompts.get(turn, "").split())[:60]
         lines.append(f"  turn {turn} › {prompt}: {', '.join(files)}")
