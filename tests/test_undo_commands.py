@@ -162,3 +162,18 @@ async def test_rewind_lists_what_happened_shows_its_plan_and_asks(fake_llm, tmp_
         await submit(pilot, "/rewind 1")
         await wait_for(pilot, lambda: "already as they were before turn 1" in notices(app)[-1],
                        what="nothing to do")
+
+
+async def test_the_users_own_command_is_recorded_too(fake_llm, tmp_path):
+    git_repo(tmp_path)
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "!touch mine.txt")
+        await wait_for(pilot, lambda: (tmp_path / "mine.txt").exists()
+                       and app.session.changes.files(), what="the command recorded")
+        assert [f.rel for f in app.session.changes.files()] == ["mine.txt"]
+        await submit(pilot, "/rewind")
+        assert "turn 0 › your ! commands before the first turn: mine.txt" in notices(app)[-1]
+        await submit(pilot, "/rewind 0")
+        await confirm(pilot, "y")
+        await wait_for(pilot, lambda: not (tmp_path / "mine.txt").exists(), what="removed")

@@ -131,7 +131,9 @@ class CommandRunner:
         if is_export(command):  # changes the environment of the agent's later commands
             conversation.add_entry(await apply_export(ctx, command), "-shell")
             return
-        output, code = await run_user_command(command, ctx.cwd, user_env(ctx))
+        # Recorded like the agent's commands: /diff and /rewind show what it changed.
+        output, code = await self.session.recorded(
+            partial(run_user_command, command, ctx.cwd, user_env(ctx)))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
 
@@ -318,8 +320,8 @@ SLASH_COMMANDS = [
                  pick_session),
     SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)",
                  show_changes),
-    SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them",
-                 rewind),
+    SlashCommand("/rewind", "/rewind [TURN]",
+                 "list turns that changed files; restore them (asks y/n)", rewind),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
                  write_agents_md),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads", show_memory),
@@ -347,6 +349,8 @@ def rewind_listing(session) -> str:
              "(it shows what it will do and asks first):"]
     for turn, files in turns.items():
         prompt = " ".join(prompts.get(turn, "").split())[:60]
+        if turn == 0:  # a !command run before any turn
+            prompt = "your ! commands before the first turn"
         lines.append(f"  turn {turn} › {prompt}: {', '.join(files)}")
     return "\n".join(lines)
 

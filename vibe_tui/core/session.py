@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,6 +47,7 @@ from vibe_tui.tools.processes import signal_group
 from vibe_tui.tools.task import TaskTool
 
 E = TypeVar("E", bound=Event)
+T = TypeVar("T")
 _CLOSED = object()
 # How long a turn waits for MCP servers still starting before it goes on without them.
 MCP_TURN_WAIT_S = 15.0
@@ -241,6 +242,15 @@ class Session:
         """Undo the session's changes to ``rel``, or hunk ``hunk`` of its cumulative diff
         (``changes.files()``); raises ``ChangeError`` (a ValueError) when it cannot."""
         return await undo.revert(self, rel, hunk)
+
+    async def recorded(self, run: Callable[[], Awaitable[T]]) -> T:
+        """Run the user's own command (``!cmd``), recording what it changed as the agent's
+        commands are (under the last turn, 0 before the first)."""
+        result, notes = await undo.recorded_command(self.changes, self.checkpoints,
+                                                    self._turn_id, run)
+        for note in notes:
+            self.emit(ev.Notice(text=note))
+        return result
 
     async def rewind_plan(self, turn_id: int) -> list[RewindStep]:
         """What ``rewind(turn_id)`` would do (``/rewind`` shows it before asking)."""
