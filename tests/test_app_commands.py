@@ -332,6 +332,7 @@ async def test_mcp_opens_the_servers_screen(fake_llm, tmp_path):
 
 
 async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_path):
+    from vibe_tui.screens.changes import ConfirmScreen
     from vibe_tui.testing.script import tool_call, tool_calls
 
     (tmp_path / "notes.txt").write_text("original\n")
@@ -346,6 +347,8 @@ async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_pat
         listing = entries(app, ".-notice")[-1]
         assert "turn 1 › rewrite the notes: notes.txt" in listing
         await submit(pilot, "/rewind 1")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="y/n")
+        await pilot.press("y")
         await wait_for(pilot, lambda: (tmp_path / "notes.txt").read_text() == "original\n",
                        what="the file restored")
         await wait_for(pilot, lambda: any("rewound to before turn 1" in e

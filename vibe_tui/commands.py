@@ -139,7 +139,9 @@ class CommandRunner:
         if is_export(command):  # changes the environment of the agent's later commands
             conversation.add_entry(await apply_export(ctx, command), "-shell")
             return
-        output, code = await run_user_command(command, ctx.cwd, user_env(ctx))
+        # Recorded like the agent's commands: /diff and /rewind show what it changed.
+        output, code = await self.session.recorded(
+            partial(run_user_command, command, ctx.cwd, user_env(ctx)))
         status = "" if code == 0 else f"\n[exit {code}]"
         conversation.add_entry((output.rstrip("\n") or "(no output)") + status, "-shell")
         if share:
@@ -212,10 +214,43 @@ async def rewind(runner: CommandRunner, argument: str) -> None:
     if not argument.isdigit():
         runner.say("/rewind TURN: a turn number from /rewind's list")
         return
+    turn = int(argument)
     try:
-        await session.rewind(int(argument))
+        steps = await session.rewind_plan(turn)
     except ValueError as exc:
         runner.say(f"nothing rewound: {exc}")
+        return
+    if not steps:
+        runner.say(_nothing_to_rewind(turn))
+        return
+    from textual.content import Content
+
+    from vibe_tui.safe_text import safe_name
+    from vibe_tui.screens.changes import ConfirmScreen
+
+    plan = [f"\n  {safe_name(step.describe())}" for step in steps]
+    question = Content.assemble(("Rewind to before turn ", "bold"), (str(turn), "bold"), "?",
+                                *plan)
+    runner.host.push_screen(ConfirmScreen(question), callback=partial(_rewind_answered,
+                                                                      runner, turn))
+
+
+async def _rewind_answered(runner: CommandRunner, turn: int, confirmed: bool | None) -> None:
+    if not confirmed:
+        runner.say("nothing rewound: every file stays as it is")
+        return
+    try:
+        lines = await runner.session.rewind(turn)
+    except ValueError as exc:
+        runner.say(f"nothing rewound: {exc}")
+        return
+    if not lines:
+        runner.say(_nothing_to_rewind(turn))
+
+
+def _nothing_to_rewind(turn: int) -> str:
+    return (f"nothing to rewind: the files changed in turn {turn} and later are already as "
+            f"they were before turn {turn}")
 
 
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
@@ -304,8 +339,8 @@ SLASH_COMMANDS = [
                  pick_session),
     SlashCommand("/diff", "/diff", "files changed this session; revert a hunk (r) or a file (R)",
                  show_changes),
-    SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them",
-                 rewind),
+    SlashCommand("/rewind", "/rewind [TURN]",
+                 "list turns that changed files; restore them (asks y/n)", rewind),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
                  write_agents_md),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads", show_memory),
@@ -327,11 +362,14 @@ def rewind_listing(session) -> str:
 
     turns = session.checkpoints.turns()
     if not turns:
-        return "no turn has changed a file with the agent's file tools yet"
+        return "no turn has changed a file yet"
     prompts = {e.turn_id: e.prompt for e in session.event_log if isinstance(e, ev.TurnStarted)}
-    lines = ["/rewind N puts every file changed in turn N and later back as it was before:"]
+    lines = ["/rewind N puts every file changed in turn N and later back as it was before "
+             "(it shows what it will do and asks first):"]
     for turn, files in turns.items():
         prompt = " ".join(prompts.get(turn, "").split())[:60]
+        if turn == 0:  # a !command run before any turn
+            prompt = "your ! commands before the first turn"
         lines.append(f"  turn {turn} › {prompt}: {', '.join(files)}")
     return "\n".join(lines)
 

@@ -1,7 +1,11 @@
-"""The session's change record: what the agent's edit tools changed, and undoing it.
+"""The session's change record: what the agent's edit tools and commands changed, and
+undoing it.
 
-Before an edit tool first writes a file, its bytes are kept (``remember``); after every
-write the record notes what the agent left on disk (``touched``). From these come the
+A file enters the record with its content before the session first changed it
+(``record``, after ``core/undo.py`` saw a tool or a command change it; ``remember`` before
+a write); after every write the record notes what the agent left on disk (``touched``).
+What a command changed is found by ``watch``, a look at the workspace before and after
+it (``core/workspace_scan.py``). From these come the
 cumulative diff of each file against the session start, a flag for files changed outside
 the agent since it last wrote them, and reverts of a whole file or of one hunk of that
 diff. Each revert leaves a note the model reads at its next step, so it does not build
@@ -22,6 +26,7 @@ from pathlib import Path
 from vibe_tui.tools.hunks import apply_hunks, split_hunks
 from vibe_tui.tools.text_file import decode_text, encode_text, unified_diff, write_atomic
 from vibe_tui.tools.paths import display_path
+from vibe_tui.core.workspace_scan import WorkspaceWatch
 
 GIT_STAT_TIMEOUT_S = 5.0
 
@@ -58,6 +63,7 @@ class ChangeRecord:
         self.workspace = workspace
         self._files: dict[Path, _Tracked] = {}
         self._notes: list[str] = []
+        self.watch = WorkspaceWatch(workspace)  # what commands change (core/undo.py)
 
     # ---- what the agent loop calls around an edit tool ---------------------------------
 
@@ -67,6 +73,14 @@ class ChangeRecord:
             if path not in self._files:
                 self._files[path] = _Tracked(path, display_path(path, self.workspace),
                                              _read(path))
+
+    def record(self, path: Path, before: bytes | None) -> None:
+        """A tool or command changed ``path``, which held ``before`` (None: absent). The
+        first time, that is its content at the session start; what is there now is the
+        agent's."""
+        if path not in self._files:
+            self._files[path] = _Tracked(path, display_path(path, self.workspace), before)
+        self.touched([path])
 
     def touched(self, paths: Iterable[Path]) -> None:
         """A tool wrote (or tried to write) these files: what is there now is the agent's."""

@@ -4,7 +4,10 @@ Kept beside the session's log (``<session>.checkpoints/``) so they outlive the p
 a resumed session can still be rewound. A manifest line per file and turn says where its
 content is (or that it did not exist yet). Nothing is ever committed to git.
 
-Only the agent's file tools are seen: what a shell command writes is not checkpointed.
+A file is kept only when a tool or a command really changed it (``core/undo.py`` compares
+before and after), so a refused write leaves no checkpoint. ``/rewind`` first makes a
+plan of what differs from the checkpoints now, so a file already back as it was is
+neither asked about nor reported.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from vibe_tui.tools.paths import display_path
 
@@ -26,6 +29,19 @@ class Checkpoint:
     turn_id: int
     rel: str  # workspace-relative path
     blob: str | None  # file name of the kept content; None: the file did not exist
+
+
+@dataclass(frozen=True)
+class RewindStep:
+    rel: str
+    action: Literal["restore", "remove", "missing"]  # missing: its kept content is gone
+    data: bytes | None = None  # what "restore" writes
+
+    def describe(self) -> str:
+        return {"restore": f"{self.rel}: restore its earlier content",
+                "remove": f"{self.rel}: remove (created later)",
+                "missing": f"{self.rel}: cannot be restored (its checkpoint is missing)"
+                }[self.action]
 
 
 class Checkpoints:
@@ -51,25 +67,19 @@ class Checkpoints:
                 continue  # a torn last line from a crash
         return kept
 
-    # ---- what the loop calls before an edit ------------------------------------------
+    # ---- what the loop calls after a tool or command changed a file ---------------------
 
-    def keep(self, turn_id: int, paths: Iterable[Path]) -> None:
-        """Keep each file's content unless this turn already kept it."""
-        done = {c.rel for c in self._kept if c.turn_id == turn_id}
-        for path in paths:
-            rel = display_path(path, self.workspace)
-            if rel in done:
-                continue
-            done.add(rel)
-            checkpoint = Checkpoint(turn_id, rel, self._store(path))
-            self._kept.append(checkpoint)
-            self._append_manifest(checkpoint)
+    def keep(self, turn_id: int, path: Path, before: bytes | None) -> None:
+        """Keep ``before``, the file's content before it changed, unless this turn already
+        kept one for it (the first is what the turn started from)."""
+        rel = display_path(path, self.workspace)
+        if any(c.turn_id == turn_id and c.rel == rel for c in self._kept):
+            return
+        checkpoint = Checkpoint(turn_id, rel, None if before is None else self._store(before))
+        self._kept.append(checkpoint)
+        self._append_manifest(checkpoint)
 
-    def _store(self, path: Path) -> str | None:
-        try:
-            data = path.read_bytes()
-        except (FileNotFoundError, IsADirectoryError):
-            return None
+    def _store(self, data: bytes) -> str:
         name = hashlib.sha256(data).hexdigest()
         if self.folder is None:
             self._blobs[name] = data
@@ -100,26 +110,41 @@ class Checkpoints:
             turns.setdefault(checkpoint.turn_id, []).append(checkpoint.rel)
         return turns
 
-    def rewind(self, turn_id: int) -> list[str]:
-        """Put every file changed in turn ``turn_id`` or later back as it was before that
-        turn; returns a line per file. Files created since are removed."""
+    def plan(self, turn_id: int) -> list[RewindStep]:
+        """What rewinding to before turn ``turn_id`` would do: a step for each file changed
+        in that turn or later that is not already as it was before it."""
         earliest: dict[str, Checkpoint] = {}
         for checkpoint in sorted(self._kept, key=lambda c: c.turn_id):
             if checkpoint.turn_id >= turn_id:
                 earliest.setdefault(checkpoint.rel, checkpoint)
-        return [self._restore(checkpoint) for checkpoint in earliest.values()]
+        steps = []
+        for checkpoint in earliest.values():
+            current = _read(self.workspace / checkpoint.rel)
+            if checkpoint.blob is None:
+                if current is not None:
+                    steps.append(RewindStep(checkpoint.rel, "remove"))
+                continue
+            data = self._blob(checkpoint.blob)
+            if data is None:
+                steps.append(RewindStep(checkpoint.rel, "missing"))
+            elif data != current:
+                steps.append(RewindStep(checkpoint.rel, "restore", data))
+        return steps
 
-    def _restore(self, checkpoint: Checkpoint) -> str:
-        path = self.workspace / checkpoint.rel
-        if checkpoint.blob is None:
+    def rewind(self, steps: list[RewindStep]) -> list[str]:
+        """Carry out a plan; a line per file."""
+        return [self._apply(step) for step in steps]
+
+    def _apply(self, step: RewindStep) -> str:
+        path = self.workspace / step.rel
+        if step.action == "remove":
             path.unlink(missing_ok=True)
-            return f"{checkpoint.rel}: removed (created later)"
-        data = self._blob(checkpoint.blob)
-        if data is None:
-            return f"{checkpoint.rel}: not restored (its checkpoint is missing)"
+            return f"{step.rel}: removed (created later)"
+        if step.action == "missing" or step.data is None:
+            return f"{step.rel}: not restored (its checkpoint is missing)"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        return f"{checkpoint.rel}: restored"
+        path.write_bytes(step.data)
+        return f"{step.rel}: restored"
 
     def _blob(self, name: str) -> bytes | None:
         if self.folder is None:
@@ -128,3 +153,10 @@ class Checkpoints:
             return (self.folder / "blobs" / name).read_bytes()
         except FileNotFoundError:
             return None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None

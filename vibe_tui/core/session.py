@@ -13,19 +13,19 @@ import asyncio
 import dataclasses
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import history
+from vibe_tui.core import history, undo
 from vibe_tui.core.agents_md import MemoryWatch
 from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook, PendingApproval
 from vibe_tui.core.attachments import Attachments
 from vibe_tui.core.calllog import CallLog, call_log_path
 from vibe_tui.core.changes import ChangeRecord
-from vibe_tui.core.checkpoints import Checkpoints
+from vibe_tui.core.checkpoints import Checkpoints, RewindStep
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
@@ -47,6 +47,7 @@ from vibe_tui.tools.processes import signal_group
 from vibe_tui.tools.task import TaskTool
 
 E = TypeVar("E", bound=Event)
+T = TypeVar("T")
 _CLOSED = object()
 # How long a turn waits for MCP servers still starting before it goes on without them.
 MCP_TURN_WAIT_S = 15.0
@@ -238,34 +239,27 @@ class Session:
         return outcome
 
     async def revert(self, rel: str, hunk: int | None = None) -> str:
-        """Undo the agent's changes to ``rel`` since the session started, or only hunk
-        ``hunk`` of that cumulative diff (``changes.files()``). The model reads what was
-        reverted before its next step. Returns a line for the user; raises
-        ``ChangeError`` (a ValueError) when it cannot be done."""
-        done = await asyncio.to_thread(self.changes.revert, rel, hunk)
-        # Steering is what the loop reads before its next model call (or the next turn's
-        # first): exactly when the model must hear of it.
-        self.steering.note(*self.changes.take_notes())
-        self.emit(ev.Notice(text=f"reverted: {done}"))
-        return done
+        """Undo the session's changes to ``rel``, or hunk ``hunk`` of its cumulative diff
+        (``changes.files()``); raises ``ChangeError`` (a ValueError) when it cannot."""
+        return await undo.revert(self, rel, hunk)
+
+    async def recorded(self, run: Callable[[], Awaitable[T]]) -> T:
+        """Run the user's own command (``!cmd``), recording what it changed as the agent's
+        commands are (under the last turn, 0 before the first)."""
+        result, notes = await undo.recorded_command(self.changes, self.checkpoints,
+                                                    self._turn_id, run)
+        for note in notes:
+            self.emit(ev.Notice(text=note))
+        return result
+
+    async def rewind_plan(self, turn_id: int) -> list[RewindStep]:
+        """What ``rewind(turn_id)`` would do (``/rewind`` shows it before asking)."""
+        return await undo.rewind_plan(self, turn_id)
 
     async def rewind(self, turn_id: int) -> list[str]:
-        """Put the files the agent changed in turn ``turn_id`` and later back as they were
-        before it (``/rewind``; works after ``--resume`` too). The model hears of it before
-        its next step. Raises ValueError when there is nothing to rewind or a turn runs."""
-        if self.running:
-            raise ValueError("stop the running turn first (Esc), then rewind")
-        if not any(turn >= turn_id for turn in self.checkpoints.turns()):
-            raise ValueError(f"no file was changed in turn {turn_id} or later")
-        lines = await asyncio.to_thread(self.checkpoints.rewind, turn_id)
-        restored = [self.workspace / line.split(": ", 1)[0] for line in lines]
-        await asyncio.to_thread(self.changes.touched, restored)
-        for path in restored:  # the model's last read of them is no longer what is there
-            self.tool_context.read_files.pop(path, None)
-        self.steering.note(f"[vibe-tui: the user restored files to how they were before turn "
-                           f"{turn_id}: {'; '.join(lines)}. Read a file again before editing it.]")
-        self.emit(ev.Notice(text=f"rewound to before turn {turn_id}: " + "; ".join(lines)))
-        return lines
+        """Put the files changed in turn ``turn_id`` and later back as they were before it
+        (works after ``--resume`` too). Raises ValueError when it cannot."""
+        return await undo.rewind(self, turn_id)
 
     async def events(self, after: int | None = None) -> AsyncIterator[Event]:
         """Every event with an id above ``after``, then live ones until the session closes."""

@@ -1,9 +1,9 @@
 """The call pipeline: each tool call the model asked for is checked, asked about, run and
 answered, in the order the model gave them (reads that need no answer run side by side).
 
-Precheck, policy, and for an "ask" the preview and an open approval; then the tool, with an
-edit's files recorded before and after; then one ToolResult with the text the model reads
-and, for the views, the tool's ``kind`` and ``meta``. ``AgentLoop`` is built on this.
+Precheck, policy, and for an "ask" the preview and an open approval; then the tool, with
+what it changed recorded (``core/undo.py``); then one ToolResult with the text the model
+reads and, for the views, the tool's ``kind`` and ``meta``. ``AgentLoop`` is built on this.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
-from vibe_tui.core import history
+from vibe_tui.core import history, undo
 from vibe_tui.core.approvals import Answer, PendingApproval
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import describe_arguments
@@ -185,22 +185,18 @@ class ToolCallPipeline:
         await self._give_result(prepared, output, status, time.monotonic() - started)
 
     async def _run_tool(self, tool: Tool, prepared: PreparedCall) -> ToolOutput:
-        """Run the tool; an edit's files are recorded before and after (the Changes
-        screen's diffs and reverts), and only the hunks the user kept are applied."""
+        """Run the tool, recording what it changed in the workspace (the Changes screen's
+        diffs and reverts, /rewind's checkpoints); only the hunks the user kept are applied."""
         tool_context = self.scope.tool_context
-        paths = prepared.request.paths if prepared.request and prepared.request.kind == "edit" else ()
-        changes = self.host.changes
-        if paths:
-            await asyncio.to_thread(changes.remember, paths)
-            await asyncio.to_thread(self.host.checkpoints.keep, self.turn_id, paths)
-        try:
+
+        async def run() -> ToolOutput:
             run_hunks = getattr(tool, "run_hunks", None)
             if prepared.hunks is not None and run_hunks is not None:
                 return await run_hunks(prepared.args, tool_context, prepared.hunks, prepared.diff)
             return await tool.run(prepared.args, tool_context)
-        finally:
-            if paths:
-                await asyncio.to_thread(changes.touched, paths)
+
+        return await undo.recorded_call(self.host.changes, self.host.checkpoints, self.turn_id,
+                                        prepared.request, run)
 
     def _subagent_runner(self, call_id: str):
         async def run(prompt: str) -> str:
