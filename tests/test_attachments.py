@@ -82,14 +82,15 @@ async def test_at_paths_attach_files_to_the_message_with_a_note_for_each(fake_ll
     await resumed.close()
 
 
-async def test_a_plain_message_and_an_email_attach_nothing(fake_llm, tmp_path):
+async def test_a_plain_message_an_email_and_a_decorator_attach_nothing(fake_llm, tmp_path):
     (tmp_path / "calc.py").write_text(SMALL)
     fake_llm.push(text("ok"))
     app = make_app(fake_llm, tmp_path)
+    message = "mail me@example.com about calc.py and why @dataclass fails"
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "mail me@example.com about calc.py")
+        await submit(pilot, message)
         await wait_turns_ended(pilot, app.session)
-        assert fake_llm.requests[0]["messages"][-1]["content"] == "mail me@example.com about calc.py"
+        assert fake_llm.requests[0]["messages"][-1]["content"] == message
         assert not events_of(app.session, ev.Notice)
 
 

@@ -107,11 +107,13 @@ class Attachments:
                                         f"{MESSAGE_MAX_BYTES // 1024} KB of files"))
                 continue
             item = self._attach(raw)
+            if item is None:
+                continue
             room -= len(item.body.encode("utf-8"))
             items.append(item)
         return items
 
-    def _attach(self, raw: str) -> _Item:
+    def _attach(self, raw: str) -> _Item | None:
         ctx = self.tool_context
         try:
             path = _existing(raw, ctx.workspace)
@@ -119,6 +121,8 @@ class Attachments:
             reason = "it is outside the workspace" if "outside the workspace" in str(exc) else exc
             return _note(raw, f"not attached, {reason}")
         if path is None:
+            if not _looks_like_path(raw):  # @dataclass, @alice: words, not a missing file
+                return None
             return _note(raw, "not attached, no such file or folder in the workspace")
         rel = display_path(path, ctx.workspace)
         tool = "list_dir" if path.is_dir() else "read_file"
@@ -144,6 +148,11 @@ def _mentions(text: str) -> list[str]:
         if raw not in found:
             found.append(raw)
     return found
+
+
+def _looks_like_path(raw: str) -> bool:
+    word = raw.rstrip(TRAILING_PUNCTUATION)
+    return "/" in word or "." in word
 
 
 def _existing(raw: str, workspace: Path) -> Path | None:
