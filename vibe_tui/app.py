@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import getters, work
+from textual import events, getters, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -27,7 +27,7 @@ from vibe_tui.commands import CommandRunner, VibeCommands, completions
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
-from vibe_tui.widgets.conversation import Conversation
+from vibe_tui.widgets.conversation import Conversation, ScrollMove
 from vibe_tui.widgets.prompt_input import CompletionList, PromptInput
 from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
@@ -243,6 +243,25 @@ class VibeApp(App[int]):
             if isinstance(self.focused, TerminalView):
                 return False
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that nothing else took, typed while Tab or a click had moved the
+        focus off the prompt (to the conversation, a tool call, the timeline): it was meant
+        for the prompt, so it goes there, and the prompt takes the keys that follow."""
+        if not (event.is_printable and event.character) or self.screen is not self.screen_stack[0]:
+            return
+        if self.focused is self.prompt or event.key in self.active_bindings:
+            return
+        from vibe_tui.widgets.terminal_view import TerminalView  # pyte: not at start-up
+
+        if isinstance(self.focused, TerminalView):
+            return  # its keys are its program's
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
+
+    def action_scroll_conversation(self, where: ScrollMove) -> None:
+        self.conversation.scroll_by_key(where)
 
     def action_interrupt(self) -> None:
         if self.session.interrupt():

@@ -72,6 +72,7 @@ class SlashCommand:
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
+PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End its top/end
 Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
 !command runs your own shell command (!export NAME=value: for the agent's commands too)"""
 
