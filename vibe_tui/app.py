@@ -25,12 +25,14 @@ from textual.screen import ModalScreen
 
 from vibe_tui.commands import CommandRunner, VibeCommands, completions
 from vibe_tui.core import events as ev
+from vibe_tui.core.copy_targets import CopyTarget, save_copy, tool_output
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
 from vibe_tui.widgets.conversation import Conversation, ScrollMove
 from vibe_tui.widgets.prompt_input import CompletionList, PromptInput
 from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
+from vibe_tui.widgets.timeline_item import CopyCallOutput
 
 if TYPE_CHECKING:
     from vibe_tui.screens.approval import ApprovalScreen
@@ -262,6 +264,28 @@ class VibeApp(App[int]):
 
     def action_scroll_conversation(self, where: ScrollMove) -> None:
         self.conversation.scroll_by_key(where)
+
+    async def copy_text(self, target: CopyTarget) -> None:
+        """To the terminal's clipboard (OSC 52), and to a file for terminals that ignore
+        it: the notice names both, so a copy that went nowhere is never silent."""
+        self.copy_to_clipboard(target.text)
+        try:
+            path = await asyncio.to_thread(save_copy, self.session.store_path, target.text)
+        except OSError as exc:
+            kept = f"not saved to a file: {exc}"
+        else:
+            kept = f"if your terminal ignores OSC 52 clipboard writes, it is also in {path}"
+        lines = len(target.text.splitlines())
+        self.conversation.add_entry(
+            f"copied {target.what} ({lines} line{'' if lines == 1 else 's'}) · {kept}", "-notice")
+
+    async def on_copy_call_output(self, message: CopyCallOutput) -> None:
+        try:
+            target = tool_output(self.session.event_log, message.call_id)
+        except LookupError as exc:
+            self.conversation.add_entry(str(exc), "-notice")
+            return
+        await self.copy_text(target)
 
     def action_interrupt(self) -> None:
         if self.session.interrupt():

@@ -26,6 +26,7 @@ from vibe_tui.tools.processes import kill_group
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from vibe_tui.core.copy_targets import CopyTarget
     from vibe_tui.core.session import Session
     from vibe_tui.widgets.conversation import Conversation
 
@@ -53,6 +54,8 @@ class CommandHost(Protocol):
 
     def action_changes(self) -> None: ...
 
+    async def copy_text(self, target: CopyTarget) -> None: ...
+
     def open_settings(self) -> None: ...
 
     async def action_quit(self) -> None: ...
@@ -73,6 +76,7 @@ KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
 PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End its top/end
+c on a tool call or its timeline row (Tab to reach them) copies its output
 Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
 !command runs your own shell command (!export NAME=value: for the agent's commands too)"""
 
@@ -205,6 +209,17 @@ async def rewind(runner: CommandRunner, argument: str) -> None:
         runner.say(f"nothing rewound: {exc}")
 
 
+async def copy_to_clipboard(runner: CommandRunner, request: str) -> None:
+    from vibe_tui.core.copy_targets import choose
+
+    try:
+        target = choose(runner.session.event_log, request)
+    except LookupError as exc:
+        runner.say(str(exc))
+        return
+    await runner.host.copy_text(target)
+
+
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
     from vibe_tui.core.prompts import INIT_PROMPT
 
@@ -288,6 +303,9 @@ SLASH_COMMANDS = [
                  show_changes),
     SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them",
                  rewind),
+    SlashCommand("/copy", "/copy [code [N]|N|tool]",
+                 "copy the last answer, a code block of it or the last tool output",
+                 copy_to_clipboard),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
                  write_agents_md),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads", show_memory),
