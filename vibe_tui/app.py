@@ -66,6 +66,7 @@ class VibeApp(App[int]):
         Binding("ctrl+q", "quit", "quit", show=False, priority=True),
         # Priority: the prompt (a TextArea) would take it as "delete right".
         Binding("ctrl+d", "changes", "changes", show=False, priority=True),
+        Binding("ctrl+r", "search_history", "search past prompts", show=False),
     ]
 
     conversation = getters.query_one(Conversation)
@@ -235,8 +236,8 @@ class VibeApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # With a modal open (approval, palette) Esc and Shift+Tab belong to it.
-        if action in ("interrupt", "cycle_mode", "changes") and isinstance(self.screen,
-                                                                         ModalScreen):
+        if action in ("interrupt", "cycle_mode", "changes", "search_history") and isinstance(
+                self.screen, ModalScreen):
             return False
         # A focused terminal takes these keys for its program (Ctrl+D ends a REPL).
         if action in TERMINAL_KEYS_ACTIONS and self.focused is not None:
@@ -286,6 +287,17 @@ class VibeApp(App[int]):
             self.conversation.add_entry(str(exc), "-notice")
             return
         await self.copy_text(target)
+
+    def action_search_history(self) -> None:
+        from vibe_tui.screens.history_search import HistorySearch
+
+        self.push_screen(HistorySearch(self.session.workspace, self.prompt.past_prompts),
+                         callback=self._recall_prompt)
+
+    def _recall_prompt(self, prompt: str | None) -> None:
+        if prompt is not None:
+            self.prompt.recall(prompt)
+        self.prompt.focus()
 
     def action_interrupt(self) -> None:
         if self.session.interrupt():

@@ -74,6 +74,7 @@ class SlashCommand:
 
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
+Ctrl+R search the prompts of this workspace's sessions (Enter puts one in the prompt)
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
 PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End its top/end
 c on a tool call or its timeline row (Tab to reach them) copies its output

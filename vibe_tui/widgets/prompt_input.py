@@ -231,6 +231,14 @@ class PromptInput(TextArea):
             self._history_index = index
             self._load(self.past_prompts[index])
 
+    def recall(self, text: str) -> None:
+        """Put a past prompt in the box to edit and send (Ctrl+R's choice); what was typed
+        before is the draft Down comes back to."""
+        if self._history_index is None:
+            self._draft = self.text
+        self._history_index = len(self.past_prompts)
+        self._load(text)
+
     def _load(self, text: str) -> None:
         self.text = text
         self.move_cursor(self.document.end)
