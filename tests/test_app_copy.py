@@ -60,6 +60,26 @@ async def test_copy_puts_the_answer_and_its_code_blocks_on_the_clipboard(fake_ll
         assert app.clipboard == "print('one')\nprint('two')"  # a bad request copies nothing
 
 
+async def test_copy_view_shows_the_text_alone_to_select(fake_llm, tmp_path):
+    from textual.widgets import TextArea
+
+    from vibe_tui.screens.copy_view import CopyView
+
+    fake_llm.push(text(ANSWER))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "show me")
+        await wait_turns_ended(pilot, app.session)
+        await submit(pilot, "/copy code 1 view")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyView), what="the copy view")
+        area = app.screen.query_one(TextArea)
+        assert area.text == "print('one')\nprint('two')" and area.read_only
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CopyView), what="closed")
+        assert app.clipboard == ""  # viewing copies nothing by itself
+        assert app.focused is app.prompt
+
+
 async def test_c_copies_a_tool_calls_output(fake_llm, tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.py"})),

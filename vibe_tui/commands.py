@@ -213,12 +213,19 @@ async def rewind(runner: CommandRunner, argument: str) -> None:
 async def copy_to_clipboard(runner: CommandRunner, request: str) -> None:
     from vibe_tui.core.copy_targets import choose
 
+    words = request.split()
+    view = words[-1:] == ["view"]  # shown alone to select by hand, not copied
     try:
-        target = choose(runner.session.event_log, request)
+        target = choose(runner.session.event_log, " ".join(words[:-1] if view else words))
     except LookupError as exc:
         runner.say(str(exc))
         return
-    await runner.host.copy_text(target)
+    if view:
+        from vibe_tui.screens.copy_view import CopyView
+
+        runner.host.push_screen(CopyView(target.text, target.what))
+    else:
+        await runner.host.copy_text(target)
 
 
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
@@ -304,8 +311,9 @@ SLASH_COMMANDS = [
                  show_changes),
     SlashCommand("/rewind", "/rewind [TURN]", "list turns that changed files; restore them",
                  rewind),
-    SlashCommand("/copy", "/copy [code [N]|N|tool]",
-                 "copy the last answer, a code block of it or the last tool output",
+    SlashCommand("/copy", "/copy [code [N]|N|tool] [view]",
+                 "copy the last answer, a code block of it or the last tool output; view: "
+                 "show it alone to select by hand",
                  copy_to_clipboard),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
                  write_agents_md),

@@ -16,7 +16,8 @@ from vibe_tui.config.paths import data_dir
 from vibe_tui.core.events import AssistantMessage, Event, ToolCall, ToolResult
 
 COPY_USAGE = ("/copy copies the last answer · /copy code: its last code block · /copy N: "
-              "its N-th code block · /copy tool: the last tool output")
+              "its N-th code block · /copy tool: the last tool output · view at the end: "
+              "shown alone to select by hand")
 # An opening fence: up to three spaces, then three or more backticks or tildes.
 OPENING_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 COPIED_SUFFIX = ".copied.txt"
