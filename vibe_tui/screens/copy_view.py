@@ -11,16 +11,17 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import TextArea
+from textual.widgets import Label, TextArea
 
 HELP = "Shift+drag: your terminal's selection · drag, Ctrl+C: copy · Esc closes"
 
 
 class CopyView(ModalScreen[None]):
+    # No border or gutter: a terminal's selection would take their characters along.
     DEFAULT_CSS = """
     CopyView {
-        & TextArea { height: 1fr; border: none; border-title-color: $text-muted;
-                     border-top: solid $panel; padding: 0; }
+        & TextArea, & TextArea:focus { height: 1fr; border: none; padding: 0; }
+        & Label { width: 100%; color: $text-muted; background: $panel; }
     }
     """
     AUTO_FOCUS = "TextArea"
@@ -32,7 +33,6 @@ class CopyView(ModalScreen[None]):
         self.what = what
 
     def compose(self) -> ComposeResult:
-        area = TextArea(self.text, read_only=True, soft_wrap=True, show_line_numbers=False,
-                        highlight_cursor_line=False)
-        area.border_title = f"{self.what} · {HELP}"
-        yield area
+        yield Label(f"{self.what} · {HELP}")
+        yield TextArea(self.text, read_only=True, soft_wrap=True, show_line_numbers=False,
+                       highlight_cursor_line=False)

@@ -51,7 +51,7 @@ class HistorySearch(ModalScreen[str | None]):
             background: $surface;
             padding: 0 1;
         }
-        & Input { border: none; height: 1; padding: 0; }
+        & Input, & Input:focus { border: none; height: 1; padding: 0; }
         & OptionList { height: 1fr; border: none; }
         & #history-status { color: $text-muted; }
     }
