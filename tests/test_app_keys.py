@@ -142,3 +142,48 @@ async def test_shift_enter_and_ctrl_j_insert_newlines(fake_llm, tmp_path):
         await pilot.press("enter")
         await wait_turns_ended(pilot, app.session)
         assert "a\nb\nc" in user_texts(fake_llm.requests[0])
+
+
+async def fill_conversation(pilot, lines: int = 120) -> None:
+    app = pilot.app
+    for number in range(lines):
+        app.conversation.add_entry(f"line {number}", "-notice")
+    await wait_for(pilot, lambda: app.conversation.max_scroll_y > 2 * app.conversation.size.height
+                   and app.conversation.scroll_y == app.conversation.max_scroll_y,
+                   what="a conversation longer than two pages, followed to its end")
+
+
+async def test_page_keys_scroll_the_conversation_from_the_prompt(fake_llm, tmp_path):
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await fill_conversation(pilot)
+        pane = app.conversation
+        bottom = pane.max_scroll_y
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: pane.scroll_y < bottom, what="a page up")
+        assert pane.scroll_y == bottom - pane.scrollable_content_region.height
+        await pilot.press("ctrl+home")
+        await wait_for(pilot, lambda: pane.scroll_y == 0, what="the top")
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: pane.scroll_y == pane.scrollable_content_region.height,
+                       what="a page down")
+        await pilot.press("ctrl+end")
+        await wait_for(pilot, lambda: pane.scroll_y == pane.max_scroll_y, what="the end")
+        assert app.focused is app.prompt
+        await pilot.press(*"still here")
+        assert app.prompt.text == "still here"
+
+
+async def test_keys_typed_after_tab_reach_the_prompt(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(tool_call("list_dir", {"path": "."})), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "look")
+        await wait_turns_ended(pilot, app.session)
+        await pilot.press("tab")
+        assert app.focused is not app.prompt  # Tab moved on, into the conversation
+        await pilot.press(*"hello")
+        assert app.prompt.text == "hello"
+        assert app.focused is app.prompt
+        await pilot.press("tab", "tab", *" world")  # further along: a tool call, the timeline
+        assert app.prompt.text == "hello world"

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import getters, work
+from textual import events, getters, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -25,12 +25,14 @@ from textual.screen import ModalScreen
 
 from vibe_tui.commands import CommandRunner, VibeCommands, completions
 from vibe_tui.core import events as ev
+from vibe_tui.core.copy_targets import CopyTarget, save_copy, tool_output
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
-from vibe_tui.widgets.conversation import Conversation
+from vibe_tui.widgets.conversation import Conversation, ScrollMove
 from vibe_tui.widgets.prompt_input import CompletionList, PromptInput
 from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
+from vibe_tui.widgets.timeline_item import CopyCallOutput
 
 if TYPE_CHECKING:
     from vibe_tui.screens.approval import ApprovalScreen
@@ -64,6 +66,7 @@ class VibeApp(App[int]):
         Binding("ctrl+q", "quit", "quit", show=False, priority=True),
         # Priority: the prompt (a TextArea) would take it as "delete right".
         Binding("ctrl+d", "changes", "changes", show=False, priority=True),
+        Binding("ctrl+r", "search_history", "search past prompts", show=False),
     ]
 
     conversation = getters.query_one(Conversation)
@@ -233,8 +236,8 @@ class VibeApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # With a modal open (approval, palette) Esc and Shift+Tab belong to it.
-        if action in ("interrupt", "cycle_mode", "changes") and isinstance(self.screen,
-                                                                         ModalScreen):
+        if action in ("interrupt", "cycle_mode", "changes", "search_history") and isinstance(
+                self.screen, ModalScreen):
             return False
         # A focused terminal takes these keys for its program (Ctrl+D ends a REPL).
         if action in TERMINAL_KEYS_ACTIONS and self.focused is not None:
@@ -243,6 +246,58 @@ class VibeApp(App[int]):
             if isinstance(self.focused, TerminalView):
                 return False
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that nothing else took, typed while Tab or a click had moved the
+        focus off the prompt (to the conversation, a tool call, the timeline): it was meant
+        for the prompt, so it goes there, and the prompt takes the keys that follow."""
+        if not (event.is_printable and event.character) or self.screen is not self.screen_stack[0]:
+            return
+        if self.focused is self.prompt or event.key in self.active_bindings:
+            return
+        from vibe_tui.widgets.terminal_view import TerminalView  # pyte: not at start-up
+
+        if isinstance(self.focused, TerminalView):
+            return  # its keys are its program's
+        event.stop()
+        self.prompt.focus()
+        self.prompt.insert(event.character)
+
+    def action_scroll_conversation(self, where: ScrollMove) -> None:
+        self.conversation.scroll_by_key(where)
+
+    async def copy_text(self, target: CopyTarget) -> None:
+        """To the terminal's clipboard (OSC 52), and to a file for terminals that ignore
+        it: the notice names both, so a copy that went nowhere is never silent."""
+        self.copy_to_clipboard(target.text)
+        try:
+            path = await asyncio.to_thread(save_copy, self.session.store_path, target.text)
+        except OSError as exc:
+            kept = f"not saved to a file: {exc}"
+        else:
+            kept = f"if your terminal ignores OSC 52 clipboard writes, it is also in {path}"
+        lines = len(target.text.splitlines())
+        self.conversation.add_entry(
+            f"copied {target.what} ({lines} line{'' if lines == 1 else 's'}) · {kept}", "-notice")
+
+    async def on_copy_call_output(self, message: CopyCallOutput) -> None:
+        try:
+            target = tool_output(self.session.event_log, message.call_id)
+        except LookupError as exc:
+            self.conversation.add_entry(str(exc), "-notice")
+            return
+        await self.copy_text(target)
+
+    def action_search_history(self) -> None:
+        from vibe_tui.screens.history_search import HistorySearch
+
+        self.push_screen(HistorySearch(self.session.workspace, self.prompt.past_prompts),
+                         callback=self._recall_prompt)
+
+    def _recall_prompt(self, prompt: str | None) -> None:
+        if prompt is not None:
+            self.prompt.recall(prompt)
+        self.prompt.focus()
 
     def action_interrupt(self) -> None:
         if self.session.interrupt():

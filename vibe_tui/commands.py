@@ -27,6 +27,7 @@ from vibe_tui.tools.processes import kill_group
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from vibe_tui.core.copy_targets import CopyTarget
     from vibe_tui.core.session import Session
     from vibe_tui.widgets.conversation import Conversation
 
@@ -54,6 +55,8 @@ class CommandHost(Protocol):
 
     def action_changes(self) -> None: ...
 
+    async def copy_text(self, target: CopyTarget) -> None: ...
+
     def open_settings(self) -> None: ...
 
     async def action_quit(self) -> None: ...
@@ -72,7 +75,10 @@ class SlashCommand:
 
 KEYS_HELP = """\
 Keys: Enter send (steers a running turn) · Shift+Enter / Ctrl+J newline · ↑/↓ history
+Ctrl+R search the prompts of this workspace's sessions (Enter puts one in the prompt)
 Esc interrupt · Ctrl+C interrupt or clear, twice to quit · Shift+Tab cycle mode
+PageUp/PageDown scroll the conversation · Ctrl+Home/Ctrl+End its top/end
+c on a tool call or its timeline row (Tab to reach them) copies its output
 Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
 @path in a message attaches that file (a big one: its head and outline) for the agent
 !command runs your shell command; the agent sees its output with your next message
@@ -253,6 +259,24 @@ def _nothing_to_rewind(turn: int) -> str:
             f"they were before turn {turn}")
 
 
+async def copy_to_clipboard(runner: CommandRunner, request: str) -> None:
+    from vibe_tui.core.copy_targets import choose
+
+    words = request.split()
+    view = words[-1:] == ["view"]  # shown alone to select by hand, not copied
+    try:
+        target = choose(runner.session.event_log, " ".join(words[:-1] if view else words))
+    except LookupError as exc:
+        runner.say(str(exc))
+        return
+    if view:
+        from vibe_tui.screens.copy_view import CopyView
+
+        runner.host.push_screen(CopyView(target.text, target.what))
+    else:
+        await runner.host.copy_text(target)
+
+
 async def write_agents_md(runner: CommandRunner, _: str) -> None:
     """The agent writes AGENTS.md; the session reads it from the next request on."""
     from vibe_tui.core.prompts import INIT_PROMPT
@@ -341,6 +365,10 @@ SLASH_COMMANDS = [
                  show_changes),
     SlashCommand("/rewind", "/rewind [TURN]",
                  "list turns that changed files; restore them (asks y/n)", rewind),
+    SlashCommand("/copy", "/copy [code [N]|N|tool] [view]",
+                 "copy the last answer, a code block of it or the last tool output; view: "
+                 "show it alone to select by hand",
+                 copy_to_clipboard),
     SlashCommand("/init", "/init", "have the agent write an AGENTS.md for this repository",
                  write_agents_md),
     SlashCommand("/memory", "/memory", "which AGENTS.md files the agent reads", show_memory),

@@ -11,7 +11,7 @@ unmounted past MAX_ENTRIES, so a long session stays about as fast as a new one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -37,6 +37,7 @@ TURN_ENDINGS = {
     "failed": ("✗ failed", "-failed"),
     "limit": ("◆ limit", "-limit"),
 }
+ScrollMove = Literal["page_up", "page_down", "top", "bottom"]
 WELCOME = "vibe-tui · type a task and press Enter · / for commands · @ to mention a file"
 
 
@@ -97,6 +98,17 @@ class Conversation(VerticalScroll):
         # overflows: an anchored pane pins short content to its bottom edge.
         if not self.is_anchored and size.height > self.scrollable_content_region.height:
             self.anchor()
+
+    def scroll_by_key(self, where: ScrollMove) -> None:
+        """A page or all the way, without animation: a held key repeats faster than one."""
+        if where == "page_up":
+            self.scroll_page_up(animate=False)
+        elif where == "page_down":
+            self.scroll_page_down(animate=False)
+        elif where == "top":
+            self.scroll_home(animate=False)
+        else:
+            self.scroll_end(animate=False)  # and follows new output again
 
     # ---- events -------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 Enter sends (during a turn the session treats it as steering); Shift+Enter, Alt+Enter or
 Ctrl+J insert a newline; Up and Down walk the history from the first and last line;
 ``/`` completes slash commands, ``/model `` model names and ``@`` workspace paths from a
-short list shown above the prompt.
+short list shown above the prompt. PageUp/PageDown and Ctrl+Home/Ctrl+End scroll the
+conversation: the prompt keeps the keys while the user reads back.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual import events
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -131,6 +133,15 @@ class PromptInput(TextArea):
     }
     """
 
+    # The prompt is a line or two tall: its own page moves are worth less than reading the
+    # conversation without leaving it (Claude Code and Codex use these keys so too).
+    BINDINGS = [
+        Binding("pageup", "app.scroll_conversation('page_up')", "scroll up", show=False),
+        Binding("pagedown", "app.scroll_conversation('page_down')", "scroll down", show=False),
+        Binding("ctrl+home", "app.scroll_conversation('top')", "scroll to top", show=False),
+        Binding("ctrl+end", "app.scroll_conversation('bottom')", "scroll to end", show=False),
+    ]
+
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
@@ -219,6 +230,14 @@ class PromptInput(TextArea):
         elif index >= 0:
             self._history_index = index
             self._load(self.past_prompts[index])
+
+    def recall(self, text: str) -> None:
+        """Put a past prompt in the box to edit and send (Ctrl+R's choice); what was typed
+        before is the draft Down comes back to."""
+        if self._history_index is None:
+            self._draft = self.text
+        self._history_index = len(self.past_prompts)
+        self._load(text)
 
     def _load(self, text: str) -> None:
         self.text = text

@@ -1,11 +1,13 @@
 """The compact tool-call timeline: one line per call, keyed by call id, updated in place.
 
 It is the overview column on wide terminals; the full item (output, diff) lives in the
-conversation. Selecting a line (Enter or click) asks the app to reveal that item.
+conversation. Selecting a line (Enter or click) asks the app to reveal that item; ``c``
+asks it to copy the call's output.
 """
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
@@ -13,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from vibe_tui.core import events as ev
 from vibe_tui.safe_text import safe_name
-from vibe_tui.widgets.timeline_item import STATES, format_duration, state_of
+from vibe_tui.widgets.timeline_item import STATES, CopyCallOutput, format_duration, state_of
 
 # An OptionList rebuilds its line cache on change; a cap keeps that cheap in long sessions.
 MAX_ROWS = 300
@@ -56,6 +58,8 @@ class Timeline(OptionList):
         &:focus { border: none; border-left: vkey $primary; }
     }
     """
+
+    BINDINGS = [Binding("c", "copy_output", "copy output", show=False)]
 
     class CallSelected(Message):
         def __init__(self, call_id: str) -> None:
@@ -113,6 +117,12 @@ class Timeline(OptionList):
         self.set_options(kept)
         if highlighted is not None and highlighted.id in kept_ids:
             self.highlighted = self.get_option_index(highlighted.id)
+
+    def action_copy_output(self) -> None:
+        option = self.highlighted_option
+        call_id = self._calls_by_option.get(option.id or "") if option is not None else None
+        if call_id is not None:
+            self.post_message(CopyCallOutput(call_id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -1,7 +1,7 @@
 """One tool call in the conversation, updated in place as its events arrive.
 
 Collapsed it is two lines: state icon, tool, summary and duration, then the first line of
-the result. Enter or a click shows the whole output, or the diff for an edit. An
+the result. Enter or a click shows the whole output, or the diff for an edit; ``c`` copies the output. An
 ``interactive_start`` call is followed by the live terminal of the session it started
 (``TerminalView``); there Enter or a click puts the keys in the terminal.
 """
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.content import Content
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -75,6 +76,15 @@ def capped(text: str) -> str:
     return "\n".join(lines[:MAX_SHOWN_LINES]) + f"\n… {hidden} more lines"
 
 
+class CopyCallOutput(Message):
+    """``c`` on a tool call or its timeline row: the app copies the call's output, as the
+    session recorded it."""
+
+    def __init__(self, call_id: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+
+
 class ToolCallItem(Static):
     """A single widget while collapsed (a long session holds hundreds of these, and
     Textual's layout visits every mounted widget). Expanding mounts the output, or the
@@ -104,7 +114,8 @@ class ToolCallItem(Static):
     """
     # Clicking expands; taking focus would steal the keys the user types next.
     FOCUS_ON_CLICK = False
-    BINDINGS = [Binding("enter", "toggle", "expand", show=False)]
+    BINDINGS = [Binding("enter", "toggle", "expand", show=False),
+                Binding("c", "copy_output", "copy output", show=False)]
 
     state = reactive("running")
     expanded = reactive(False)
@@ -173,6 +184,9 @@ class ToolCallItem(Static):
             self.terminal.focus()  # the terminal is the output, and it takes keys
             return
         self.expanded = not self.expanded
+
+    def action_copy_output(self) -> None:
+        self.post_message(CopyCallOutput(self.call_id))
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
