@@ -248,3 +248,40 @@ async def test_a_command_shows_its_escape_sequences_in_the_modal(fake_llm, tmp_p
         assert f"cat {OSC_SHOWN}" in screen_text(app)
         await pilot.press("n")
         await wait_turns_ended(pilot, app.session)
+
+
+# ---- a one-line command is a compact modal over the conversation ---------------------
+
+async def test_a_one_line_command_is_a_compact_box_over_the_conversation(fake_llm, tmp_path):
+    fake_llm.push(tool_calls(bash("touch always.txt")), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "make the file")
+        screen = await wait_modal(pilot)
+        await pilot.pause()
+        dialog = screen.query_one("#dialog")
+        assert dialog.outer_size.height <= 12  # sized to its content, not the terminal
+        shown = screen_text(app)
+        for part in ("Approve bash?", "touch always.txt", "touch writes files",
+                     "y allow · a always · n deny · d deny with note"):
+            assert part in shown
+        assert "make the file" in shown  # the conversation stays in sight around it
+        await pilot.press("y")
+        await wait_turns_ended(pilot, app.session)
+        assert (tmp_path / "always.txt").exists()
+
+
+async def test_a_multi_line_command_keeps_the_full_approval_screen(fake_llm, tmp_path):
+    script = "\n".join(f"touch step{n}.txt" for n in range(1, 31))
+    fake_llm.push(tool_calls(bash(script)), text("done"))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run the steps")
+        screen = await wait_modal(pilot)
+        await pilot.pause()
+        assert not screen.compact
+        assert screen.query_one("#dialog").outer_size.height > 30
+        assert app.focused is screen.query_one("#approval-body")  # the arrows scroll it
+        assert "touch step1.txt" in screen_text(app)
+        await pilot.press("n")
+        await wait_turns_ended(pilot, app.session)

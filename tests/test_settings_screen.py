@@ -322,3 +322,41 @@ async def test_the_model_picker_searches_and_picks(session, fake_llm):
         assert len(listed()) < len(picker.models)
         await pilot.press("down", "enter")
         assert picker.value.startswith("anthropic/claude-sonnet-4-5")
+
+
+async def test_tab_after_choosing_a_provider_goes_to_its_key_field(session):
+    """A new user picks a provider with the arrows; the next thing to fill in is its key."""
+    app = Host(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert screen.query_one("#providers", OptionList).has_focus
+        anthropic = PROVIDERS.index(PROVIDERS_BY_ID["anthropic"])
+        current = screen.query_one("#providers", OptionList).highlighted
+        await pilot.press(*(["down"] * (anthropic - current) if anthropic > current
+                            else ["up"] * (current - anthropic)))
+        await wait_for(pilot, lambda: screen.provider is PROVIDERS_BY_ID["anthropic"],
+                       what="anthropic")
+        await pilot.press("tab")
+        assert app.focused is screen.query_one("#key", Input)
+
+
+async def test_the_model_list_shows_every_model_with_the_current_one_highlighted(fake_llm,
+                                                                                tmp_path):
+    """The Model field holds the model in use; the list is not narrowed to it until the
+    user types there."""
+    session = Session(Config(model="anthropic/claude-sonnet-4-5"), workspace=tmp_path)
+    app = Host(session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        picker = screen.query_one(ModelPicker)
+        await wait_for(pilot, lambda: len(picker.models) > 3, what="LiteLLM's list")
+        options = screen.query_one("#model-options", OptionList)
+        assert picker.value == "anthropic/claude-sonnet-4-5"
+        assert options.option_count == len(picker.models)
+        highlighted = options.get_option_at_index(options.highlighted or 0).prompt
+        assert str(highlighted) == "anthropic/claude-sonnet-4-5"
+        search = screen.query_one("#model-input", Input)
+        search.focus()
+        search.value = "haiku"  # typing narrows it
+        await wait_for(pilot, lambda: 0 < options.option_count < len(picker.models),
+                       what="only the matches")

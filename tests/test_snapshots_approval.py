@@ -22,8 +22,24 @@ async def settle(pilot: Any) -> None:
 
 
 def test_bash_approval(snap_compare: Any) -> None:
-    """A bash command with its grant, the second argument line and "1 of 3"."""
+    """A one-line bash command with its grant, the second argument line and "1 of 3":
+    the compact box."""
     assert snap_compare(f"{APPS}:BashApprovalApp", terminal_size=(100, 30), run_before=settle)
+
+
+def test_bash_approval_80x24(snap_compare: Any) -> None:
+    """A one-line command in the smallest terminal: a compact box over the conversation."""
+    assert snap_compare(f"{APPS}:BashApprovalApp", terminal_size=(80, 24), run_before=settle)
+
+
+def test_bash_approval_120x40(snap_compare: Any) -> None:
+    """The same box in a roomy terminal: sized to its content, not to the screen."""
+    assert snap_compare(f"{APPS}:BashApprovalApp", terminal_size=(120, 40), run_before=settle)
+
+
+def test_script_approval(snap_compare: Any) -> None:
+    """A multi-line command keeps the full dialog, its script in a scrolling box."""
+    assert snap_compare(f"{APPS}:ScriptApprovalApp", terminal_size=(100, 30), run_before=settle)
 
 
 def test_edit_approval(snap_compare: Any) -> None:

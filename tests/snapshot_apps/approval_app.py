@@ -6,6 +6,8 @@ No keys are pressed in these tests, so the modal's key grace period does not mat
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -90,6 +92,14 @@ class ApprovalSnapshotApp(App[None]):
 class BashApprovalApp(ApprovalSnapshotApp):
     def __init__(self) -> None:
         super().__init__(bash_request(), position=1, total=3)
+
+
+class ScriptApprovalApp(ApprovalSnapshotApp):
+    """A multi-line command: the full dialog, the script in a scrolling box."""
+
+    def __init__(self) -> None:
+        script = "set -e\nnpm ci\nnpm run build\nnpm test -- --watch=false\nrm -rf dist/tmp"
+        super().__init__(replace(bash_request(), args={"command": script}))
 
 
 class EditApprovalApp(ApprovalSnapshotApp):

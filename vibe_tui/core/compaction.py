@@ -11,6 +11,10 @@ freed from the cheapest step to the dearest, each only while still needed:
    replaced by that summary; the newest exchange always stays verbatim;
 3. cut: when it is still over the threshold, the newest large results are shortened.
 
+The before and after it reports are the request's size as the provider counts it, the
+gauge's measure: what the provider reported for the messages kept, our count only for the
+new ones (``ContextTracker.reported_prefixes``); the decisions use the estimate.
+
 Planning changes nothing by itself: it returns a ``Compaction``; the caller records it as
 a ``Compacted`` event, and applying that event (``history.compacted``) makes the change,
 live and on resume alike. Results are only ever rewritten in place and the summary
@@ -67,9 +71,11 @@ async def compact(tracker: ContextTracker, *, model: str, window: Window,
     summarise whatever is not recent, whatever the fill."""
     budget = tracker.budget(window)
     raw = await tracker.measure(model, system, tools, messages)
-    plan = Compaction(reason, tracker.estimate(raw), focus=focus)
-    if reason == "auto" and plan.tokens_before <= budget.threshold:
+    if reason == "auto" and tracker.estimate(raw) <= budget.threshold:
         return None
+    reported = tracker.reported_prefixes(messages)
+    plan = Compaction(reason, reported[-1] if reported else tracker.estimate(raw),
+                      focus=focus)
     current = messages
     if reason == "auto":
         current = _stub_step(tracker, budget, current, plan)
@@ -81,8 +87,22 @@ async def compact(tracker: ContextTracker, *, model: str, window: Window,
         current = _cut_step(tracker, budget, messages, current, plan)
     if not plan.steps:
         return None
-    plan.tokens_after = tracker.estimate(_total(tracker, current))
+    plan.tokens_after = (_reported_after(tracker, messages, current, reported) if reported
+                         else tracker.estimate(_total(tracker, current)))
     return plan
+
+
+def _reported_after(tracker: ContextTracker, before: list[Message], after: list[Message],
+                    reported: list[int]) -> int:
+    """Provider tokens of the request ``after`` makes: a message kept from ``before`` costs
+    what the provider counted for it there; a new one (summary, stub, cut) our count."""
+    index = {id(message): i for i, message in enumerate(before)}
+    total = reported[0]  # the system prompt and the tools
+    for message in after:
+        i = index.get(id(message))
+        total += (reported[i + 1] - reported[i] if i is not None
+                  else tracker.scale(tracker.count(message)))
+    return total
 
 
 def _total(tracker: ContextTracker, messages: list[Message]) -> int:

@@ -9,6 +9,12 @@ between two requests (providers count tool schemas and message framing their own
 one overall ratio would misjudge a single text). Texts too big to count in a blink, and
 the first count of a model (its tokenizer loads), run in a thread.
 
+A compaction reports its before and after in the provider's tokens, as the gauge shows
+them: each request since the history was last rewritten is a point (messages it held,
+prompt tokens reported; its answer adds the completion tokens), so a part of the
+conversation the compaction removes costs what the provider counted for it
+(``reported_prefixes``), not what our tokenizer thinks.
+
 Freeing room when it fills up is ``compaction.py``; this module only counts, and caps a
 single tool result (``capped_output``).
 """
@@ -152,6 +158,10 @@ class ContextTracker:
         self._fixed_key: tuple[str, int] | None = None
         self._fixed = 0
         self._prefix: tuple[int, int, int, int] | None = None  # list, length, last, total
+        # (messages, provider tokens of the system prompt, tools and those messages) of
+        # each request since the history was last rewritten, fewest messages first.
+        self._reported: list[tuple[int, int]] = []
+        self._measured_length = 0  # messages in the request last measured
 
     # -- the window
 
@@ -179,6 +189,7 @@ class ContextTracker:
             self._counts.clear()
             self._fixed_key = self._prefix = None
             self.ratio, self.calibrated, self.anchor = 1.0, False, None
+            self._reported = []
         return self._counter
 
     async def measure(self, model: str, system: str, tools: list[dict[str, Any]],
@@ -209,6 +220,7 @@ class ContextTracker:
         self._forget_dropped(messages)
         total += sum(self._counts[id(m)][1] for m in pending)
         self._prefix = (id(messages), len(messages), id(messages[-1]) if messages else 0, total)
+        self._measured_length = len(messages)
         return self._fixed + total
 
     def _grown_from(self, messages: list[Message]) -> tuple[int, int]:
@@ -226,6 +238,7 @@ class ContextTracker:
     def forget_prefix(self) -> None:
         """The history was rewritten in place (a compaction): count it whole next time."""
         self._prefix = None
+        self._reported = []
 
     def _count(self, counter: TokenCounter, messages: list[Message], fixed: list[str]) -> None:
         for message in messages:
@@ -287,6 +300,8 @@ class ContextTracker:
     def overflowed(self, raw: int, window: int) -> None:
         """The provider refused a request we counted ``raw`` as longer than ``window``."""
         self.anchor = (raw, max(window + 1, self.estimate(raw)))
+        # Its word outweighs what it reported for the shorter requests before.
+        self._reported = [(self._measured_length, self.anchor[1])]
 
     def calibrate(self, raw: int, reported: int) -> None:
         """Learn from the prompt tokens the provider reported for a request we counted
@@ -301,6 +316,40 @@ class ContextTracker:
                 self.ratio = ratio if not self.calibrated else (self.ratio + ratio) / 2
                 self.calibrated = True
         self.anchor = (raw, reported)
+        self._note_reported(self._measured_length, reported)
+
+    def answered(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """The answer to the last request joined the history: the provider counted it
+        ``completion_tokens`` (the gauge adds the same)."""
+        if self._reported and prompt_tokens and completion_tokens:
+            length, tokens = self._reported[-1]
+            if tokens == prompt_tokens:
+                self._note_reported(length + 1, prompt_tokens + completion_tokens)
+
+    def _note_reported(self, length: int, tokens: int) -> None:
+        self._reported = [point for point in self._reported if point[0] < length]
+        self._reported.append((length, tokens))
+
+    def reported_prefixes(self, messages: list[Message]) -> list[int] | None:
+        """For each ``i`` up to ``len(messages)``: provider tokens of a request holding the
+        system prompt, the tools and ``messages[:i]``, from the nearest request the
+        provider counted (our count, scaled, for the messages in between). None when no
+        request was counted since the history was last rewritten. Counts ``messages``
+        (keep the new ones few)."""
+        points = [point for point in self._reported if point[0] <= len(messages)]
+        if not points:
+            return None
+        raw = [0]
+        for message in messages:
+            raw.append(raw[-1] + self.count(message))
+        prefixes = []
+        nearest = 0
+        for end in range(len(messages) + 1):
+            while nearest + 1 < len(points) and points[nearest + 1][0] <= end:
+                nearest += 1
+            length, tokens = points[nearest]
+            prefixes.append(max(0, tokens + self.scale(raw[end] - raw[length])))
+        return prefixes
 
 
 # ---- tool output --------------------------------------------------------------------------

@@ -403,6 +403,7 @@ class AgentLoop(ToolCallPipeline):
         """The request just answered plus the answer: what the next call starts from."""
         if self._window is None:
             return
+        self.scope.context.answered(response.prompt_tokens, response.completion_tokens)
         prompt = response.prompt_tokens or self.scope.context.estimate(self._raw_prompt)
         completion = response.completion_tokens or len(response.text) // 4
         self._emit_context_usage(prompt + completion, self._window)

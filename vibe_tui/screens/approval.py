@@ -12,6 +12,10 @@ them and accepts edits for the rest of the session, ``t`` switches unified / sid
 side, ``f`` full screen. Edits that arrive while one is on screen (several in one model
 response) join it as a file list (``add_file``); each file is decided on its own, Tab
 moves between them, and the modal closes once every file is decided.
+
+A short one-line command is a compact box sized to its content over the conversation
+(title, reason, the command, the keys); long or multi-line commands, edits and other
+tools get the full dialog, whose body scrolls.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from vibe_tui.widgets.file_list import FileList
 from vibe_tui.widgets.tool_kinds import EDIT_TOOLS
 
 _KEY = "bold $accent"
+COMPACT_MAX_CHARS = 240  # a command longer than this reads better in the scrolling dialog
 
 
 class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
@@ -51,7 +56,8 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
     """Keys this soon after the modal appears were typed at the prompt: ignore them."""
 
     # The body scrolls (arrows move long commands and diffs); answers are screen keys.
-    AUTO_FOCUS = "#body"
+    # Not "#body": the app's stylesheet stretches its own #body to the screen's height.
+    AUTO_FOCUS = "#approval-body"
 
     BINDINGS = [
         Binding("y", "answer('allow')", "allow", show=False),
@@ -90,16 +96,16 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         #reason { color: $text-muted; max-height: 4; }
         #path { text-style: bold; }
         #extra { color: $text-muted; }
-        #body {
+        #approval-body {
             height: auto;
             max-height: 100%;
         }
-        #body.command {
+        #approval-body.command {
             border: round $primary;
             border-title-color: $text-muted;
             padding: 0 1;
         }
-        #body.arguments { background: $panel; padding: 0 1; }
+        #approval-body.arguments { background: $panel; padding: 0 1; }
         #note { display: none; margin-bottom: 1; }
         &.-note #note { display: block; }
         #hints { color: $text-muted; }
@@ -107,6 +113,19 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         &.-split #dialog { max-width: 200; }
         &.-full #dialog { max-width: 100%; height: 100%; margin: 0; }
         &.-full DiffView { height: 1fr; }
+        &.-compact {
+            #dialog { width: auto; min-width: 60; max-width: 100; }
+            #title-row, #title, #grant, #hints { width: auto; }
+            #position { margin-left: 2; }
+            #grant { margin-top: 1; }
+            #command {
+                width: 100%;
+                margin-top: 1;
+                padding: 0 1;
+                border: round $primary;
+                border-title-color: $text-muted;
+            }
+        }
     }
     """
 
@@ -124,8 +143,13 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         self._final: ApprovalChoice | None = None  # decided while covered: sent on resume
         if request.tool in EDIT_TOOLS and request.diff is not None:
             self._files.add(self._review(request))
+        self.compact = _is_short_command(request)
+        self.set_class(self.compact, "-compact")
 
     def compose(self) -> ComposeResult:
+        if self.compact:
+            yield from self._compose_compact()
+            return
         details, body = self._details_and_body()
         # Head and foot are docked so that a long body, not the keys, is what gets cut
         # (and scrolls) when the terminal is short.
@@ -143,6 +167,24 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
                 yield Static(self._hints(), id="hints")
             yield from body
 
+    def _compose_compact(self) -> ComposeResult:
+        """Everything in one column sized to its content; nothing to scroll or focus,
+        so every key goes to the screen's bindings."""
+        args = self.request.args
+        with Vertical(id="dialog"):
+            with Horizontal(id="title-row"):
+                yield Static(self._title(), id="title")
+                yield Static(self._position_text(), id="position")
+            yield Static(_shown(self.request.reason, multiline=True), id="reason")
+            command = Static(_shown(args["command"]), id="command")
+            command.border_title = "command"
+            yield command
+            yield from _extra_args(args, skip="command")
+            if self.request.grant is not None:
+                yield Static(self._grant_text(), id="grant")
+            yield Input(placeholder="Why not? Enter sends, Esc goes back", id="note")
+            yield Static(self._hints(), id="hints")
+
     def _details_and_body(self) -> tuple[list[Widget], list[Widget]]:
         """The lines under the reason (path, other arguments), and the scrolling body."""
         request, args = self.request, self.request.args
@@ -155,11 +197,12 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
             return [Static(_shown(self._files.files[0].path), id="path"), files], views
         if request.tool == "bash" and isinstance(args.get("command"), str):
             box = VerticalScroll(Static(_shown(args["command"], multiline=True), id="command"),
-                                 id="body")
+                                 id="approval-body")
             box.add_class("command")
             box.border_title = "command"
             return _extra_args(args, skip="command"), [box]
-        box = VerticalScroll(Static(_pretty_json(args), id="arguments"), id="body")
+        box = VerticalScroll(Static(_pretty_json(args), id="arguments"),
+                             id="approval-body")
         box.add_class("arguments")
         return [], [box]
 
@@ -167,7 +210,7 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         # A file that joins later takes the layout the user is looking at.
         split = self._files.on_screen.view.split if self._files else False
         view = DiffView(request.diff or "", split=split, choosable=True,
-                        id="body" if not self._files else None)
+                        id="approval-body" if not self._files else None)
         view.select_hunk(0)
         return FileReview(request, view)
 
@@ -315,7 +358,7 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
         elif self._files:
             self.set_focus(self._files.on_screen.view)
         else:
-            self.set_focus(self.query_one("#body"))
+            self.set_focus(None if self.compact else self.query_one("#approval-body"))
 
     def _ignoring_keys(self) -> bool:
         return time.monotonic() - self._shown_at < self.KEY_GRACE_S
@@ -403,6 +446,12 @@ class ApprovalScreen(DiffReviewKeys, ModalScreen[ApprovalChoice | None]):
             ("j/k", _KEY), " hunk · ", ("space", _KEY), " keep/leave out · ", *files,
             ("t", _KEY), " side by side · ", ("f", _KEY), " full screen",
         )
+
+
+def _is_short_command(request: ApprovalRequested) -> bool:
+    command = request.args.get("command") if request.tool == "bash" else None
+    return (isinstance(command, str) and "\n" not in command.strip()
+            and len(command) <= COMPACT_MAX_CHARS)
 
 
 def _extra_args(args: dict[str, Any], skip: str) -> list[Widget]:

@@ -137,7 +137,8 @@ class SettingsScreen(ModalScreen[SettingsResult | None]):
             dialog.border_title = "Settings · providers and models"
             with Horizontal():
                 yield OptionList(*(Option(p.label, id=p.id) for p in PROVIDERS), id="providers")
-                with VerticalScroll(id="details"):
+                # Not a focus stop itself: Tab from the providers goes to the key field.
+                with VerticalScroll(id="details", can_focus=False):
                     yield Static(id="provider-name")
                     yield Static(id="key-status")
                     yield Input(password=True, id="key",

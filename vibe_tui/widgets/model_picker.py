@@ -1,5 +1,7 @@
 """A searchable model picker: type to filter the provider's models, then Down and Enter
-(or a click) picks one; or keep whatever was typed: free text is a model too."""
+(or a click) picks one; or keep whatever was typed: free text is a model too. A name put
+in the field from outside (the model in use, a pick) lists every model with it
+highlighted; only what the user types narrows the list."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ class ModelPicker(Vertical):
         super().__init__(**kwargs)
         self.models: list[str] = []
         self._shown: list[str] = []
+        self._preset = ""  # the name last put in the field for the user, not typed by them
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="model: type to search, or any model name", id="model-input")
@@ -45,6 +48,7 @@ class ModelPicker(Vertical):
 
     @value.setter
     def value(self, model: str) -> None:
+        self._preset = model.strip()
         self.query_one("#model-input", Input).value = model
 
     def set_models(self, models: list[str]) -> None:
@@ -58,8 +62,14 @@ class ModelPicker(Vertical):
 
     def _refilter(self) -> None:
         options = self.query_one("#model-options", OptionList)
-        self._shown = filter_models(self.models, self.value)
+        current = self.value
+        searching = current != self._preset
+        self._shown = filter_models(self.models, current if searching else "")
+        if not searching and current in self.models and current not in self._shown:
+            self._shown = [current, *self._shown[:MAX_SHOWN - 1]]
         options.set_options(Option(name) for name in self._shown)
+        if not searching and current in self._shown:
+            options.highlighted = self._shown.index(current)
 
     def on_key(self, event: events.Key) -> None:
         """Down from the search box goes into the list; Enter there picks a model."""
@@ -67,7 +77,8 @@ class ModelPicker(Vertical):
         if event.key == "down" and self.query_one("#model-input", Input).has_focus \
                 and self._shown:
             options.focus()
-            options.highlighted = 0
+            if self.value != self._preset or options.highlighted is None:
+                options.highlighted = 0  # the best match; else stay on the model in use
             event.stop()
 
     @on(OptionList.OptionSelected, "#model-options")
