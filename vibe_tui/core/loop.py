@@ -57,6 +57,7 @@ CUT_OFF_PROMPT = (
 )
 RESAMPLE_TEMPERATURE = 0.7
 INTERRUPTED = "interrupted by the user"
+LOADING_CLIENT = "loading the model client (once, a few seconds), then sent: {prompt}"
 FAILURE_MESSAGES = {
     "auth": "authentication failed for {model}: {error}. Set the provider's API key "
             "(for example OPENAI_API_KEY or ANTHROPIC_API_KEY) or pass --api-key.",
@@ -110,6 +111,14 @@ class AgentLoop(ToolCallPipeline):
     async def run(self, prompt: str) -> None:
         host = self.host
         host.emit(ev.TurnStarted(prompt=prompt))
+        if model_adapter.client_loading():
+            host.emit(ev.Notice(text=LOADING_CLIENT.format(prompt=_first_line(prompt))))
+            try:
+                await model_adapter.client_ready()
+            except asyncio.CancelledError:  # stopped while waiting: the prompt is kept
+                host.emit(ev.UserMessage(text=prompt))
+                host.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
+                return
         try:
             context = await self._first_turn_context(prompt)
         except asyncio.CancelledError:
@@ -440,6 +449,11 @@ def _no_answer_reason(response: ModelResponse, cut_off: bool) -> str:
 
 def _ignore(_: str) -> None:
     pass
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit and line == text.strip() else line[:limit] + "…"
 
 
 def mode_note(mode: str, messages: list[history.Message]) -> str | None:

@@ -15,13 +15,17 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger(__name__)
 _litellm = None
 _import_lock = threading.Lock()
+# A view started loading LiteLLM (``preload``): until that is done, a message waits for it
+# and says so. Without a preload (``-p``) the first call simply imports it.
+_preload_started = False
+_preload_done = threading.Event()
 
 
 def litellm_module():
@@ -48,14 +52,29 @@ def litellm_module():
     return _litellm
 
 
-async def preload() -> None:
+def preload() -> Coroutine[Any, Any, None]:
     """LiteLLM, and what it imports only at its first call (~65 more modules: 0.6 s of CPU
-    that would otherwise land on the views' loop in the middle of the first answer)."""
-    litellm = await asyncio.to_thread(litellm_module)
-    await asyncio.to_thread(_warm_first_call, litellm)
+    that would otherwise land on the views' loop in the middle of the first answer).
+    From the call on, before the returned coroutine runs, ``client_loading()`` is true."""
+    global _preload_started
+    _preload_started = True
+    return _preload()
+
+
+async def _preload() -> None:
+    try:
+        litellm = await asyncio.to_thread(litellm_module)
+        await asyncio.to_thread(_warm_first_call, litellm)
+    finally:
+        _preload_done.set()
 
 
 def _warm_first_call(litellm) -> None:
+    try:  # the tokenizer every model is counted with (no Hugging Face ones: see above)
+        litellm.encode(text="warm-up")
+    except Exception:
+        log.debug("tokenizer warm-up failed", exc_info=True)
+
     async def one_mock_stream() -> None:
         stream = await litellm.acompletion(
             model="openai/warm-up", api_key="sk-warm-up", stream=True, mock_response="ok",
@@ -77,6 +96,21 @@ async def loaded_litellm():
 
 def litellm_loaded() -> bool:
     return _litellm is not None
+
+
+def client_loading() -> bool:
+    """A view's preload of LiteLLM is still under way: a model call now waits for it."""
+    return _preload_started and not _preload_done.is_set()
+
+
+async def client_ready(limit_s: float = 60.0) -> None:
+    """Wait, off the loop, for a preload under way (the import, the tokenizer and the first
+    call's imports): a call started meanwhile would do the same work again on the loop,
+    where it stalls the screen. Waits in short slices, so an interrupted wait leaves no
+    thread behind; after ``limit_s`` the call goes on and imports what it needs itself."""
+    deadline = time.monotonic() + limit_s
+    while client_loading() and time.monotonic() < deadline:
+        await asyncio.to_thread(_preload_done.wait, 0.25)
 
 
 @dataclass
