@@ -58,9 +58,7 @@ CUT_OFF_PROMPT = (
 RESAMPLE_TEMPERATURE = 0.7
 INTERRUPTED = "interrupted by the user"
 LOADING_CLIENT = "loading the model client (once, a few seconds), then sent: {prompt}"
-FAILURE_MESSAGES = {
-    "auth": "authentication failed for {model}: {error}. Set the provider's API key "
-            "(for example OPENAI_API_KEY or ANTHROPIC_API_KEY) or pass --api-key.",
+FAILURE_MESSAGES = {  # auth and connection failures come worded whole (``summary``)
     "not_found": "the model {model} was not found: {error}",
     "context": "the conversation no longer fits {model}'s context window: {error}",
 }
@@ -137,8 +135,8 @@ class AgentLoop(ToolCallPipeline):
             log.exception("turn %s crashed", self.turn_id)
             self._close_open_work(reason=f"internal error: {exc}")
             state, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
-        if state == "failed" and message:
-            host.emit(ev.Error(message=message))
+        # The failure's words ride on TurnEnded alone: every view shows that, and an Error
+        # event as well put the same paragraph on screen twice.
         host.emit(ev.TurnEnded(state=state, message=message))
 
     async def _first_turn_context(self, prompt: str) -> str | None:
@@ -277,7 +275,8 @@ class AgentLoop(ToolCallPipeline):
                     self._fail_model_call(error, settings.model)
                 delay = self._retry_delay(error, attempt)
                 self.emit(ev.Error(retrying=True, message=(
-                    f"{error.message} (retrying in {delay:.1f} s, try {attempt + 1} of {tries})")))
+                    f"{error.summary or error.message} (retrying in {delay:.1f} s, "
+                    f"try {attempt + 1} of {tries})")))
                 await asyncio.sleep(delay)
                 continue
             self._log_model_call(settings.model, started, response, raw)
@@ -308,6 +307,8 @@ class AgentLoop(ToolCallPipeline):
             # Keep what arrived: the user saw it, and the history stays valid.
             self.emit(ev.AssistantMessage(text=error.partial.text, partial=True))
             self._streamed = []
+        if error.summary:
+            raise TurnFailed("failed", error.summary)
         template = FAILURE_MESSAGES.get(error.kind, "the model call failed: {error}")
         raise TurnFailed("failed", template.format(model=model, error=error.message))
 

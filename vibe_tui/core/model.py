@@ -19,6 +19,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from vibe_tui.core import model_errors
+
 log = logging.getLogger(__name__)
 _litellm = None
 _import_lock = threading.Lock()
@@ -140,8 +142,9 @@ class ModelResponse:
 
 
 class ModelError(Exception):
-    """kind: rate_limit | server | timeout | connection | auth | not_found | context |
-    bad_request | stream_cut | other. ``partial`` holds what streamed before a cut."""
+    """kind: rate_limit | server | timeout | connection | refused (nothing listens: no
+    retry) | auth | not_found | context | bad_request | stream_cut | other. ``partial``
+    holds what streamed before a cut."""
 
     def __init__(
         self,
@@ -150,10 +153,13 @@ class ModelError(Exception):
         *,
         retry_after: float | None = None,
         partial: ModelResponse | None = None,
+        summary: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
-        self.message = message
+        self.message = message  # the provider's own words (the settings screen's Test)
+        # What a turn that failed says instead, when it can say more in fewer words.
+        self.summary = summary
         self.retry_after = retry_after
         self.partial = partial
 
@@ -223,7 +229,7 @@ async def stream_completion(
     except Exception as exc:  # every provider failure becomes a ModelError
         response.text = "".join(text_parts)
         response.tool_calls = []
-        raise classify_error(exc, litellm, response) from exc
+        raise classify_error(exc, litellm, response, settings) from exc
     response.text = "".join(text_parts)
     response.tool_calls = assembler.calls()
     if settings.text_tool_calls and tools and not response.tool_calls and response.text:
@@ -316,13 +322,21 @@ def cached_tokens(usage: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelError:
-    """Map a LiteLLM/provider exception to what the loop does with it."""
+def classify_error(exc: Exception, litellm, partial: ModelResponse,
+                   settings: ModelSettings) -> ModelError:
+    """Map a LiteLLM/provider exception to what the loop does with it; the two failures a
+    first run meets most (no server, no key) get words of their own."""
     message = _short_message(exc)
     retry_after = retry_after_seconds(exc)
     if partial.text:
         return ModelError("stream_cut", f"the connection to the model broke mid-answer: {message}",
                           partial=partial)
+    if (model_errors.key_missing(settings.model, settings.api_base, settings.api_key)
+            and model_errors.about_keys(exc, litellm)):
+        # Whatever LiteLLM called it (OpenAI's client says "Missing credentials" as a
+        # server error), the call failed before it was sent, for want of a key.
+        return ModelError("auth", message,
+                          summary=model_errors.no_key(settings.model, settings.api_base))
     checks: list[tuple[type | tuple[type, ...], str]] = [
         (litellm.ContextWindowExceededError, "context"),
         (litellm.AuthenticationError, "auth"),
@@ -336,7 +350,15 @@ def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelErro
     ]
     for types, kind in checks:
         if isinstance(exc, types):
-            return ModelError(kind, message, retry_after=retry_after)
+            summary = None
+            if kind == "auth":
+                summary = model_errors.key_refused(settings.model, message)
+            elif kind in ("server", "connection"):
+                kind = model_errors.connection_failure(exc) or kind
+                if kind != "server":
+                    summary = model_errors.cannot_reach(settings.model, settings.api_base,
+                                                        message, kind == "refused")
+            return ModelError(kind, message, retry_after=retry_after, summary=summary)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and (status >= 500 or status == 429):
         return ModelError("server" if status >= 500 else "rate_limit", message,
