@@ -200,6 +200,8 @@ class AgentLoop(ToolCallPipeline):
                 self.emit(ev.UserMessage(text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE))
             response = await self._call_model(words_only=last_call)
             self.emit(ev.AssistantMessage(text=response.text, tool_calls=response.tool_calls))
+            for note in response.notes:
+                self.emit(ev.Notice(text=note))
             self.final_text = response.text
             self._streamed = []
             self._record_usage(response, self.host.model)
@@ -217,7 +219,8 @@ class AgentLoop(ToolCallPipeline):
             if not self.nested and host.has_steering():
                 continue
             cut_off = response.finish_reason == "length"
-            if response.text.strip() and not cut_off:
+            words = response.text if response.words is None else response.words
+            if words.strip() and not cut_off:
                 return "completed", None
             if reprompted:
                 return "failed", _no_answer_reason(response, cut_off)

@@ -139,6 +139,9 @@ class ModelResponse:
     cached_tokens: int = 0  # prompt tokens the provider served from its cache
     first_token_s: float | None = None  # from the request to the first text or call delta
     dropped_calls: int = 0  # calls made when words were asked for (tool_choice none)
+    notes: list[str] = field(default_factory=list)  # calls written as text and not run: why
+    # The words of ``text`` without calls written in it and not run; None: all of ``text``.
+    words: str | None = None
 
 
 class ModelError(Exception):
@@ -232,26 +235,40 @@ async def stream_completion(
         raise classify_error(exc, litellm, response, settings) from exc
     response.text = "".join(text_parts)
     response.tool_calls = assembler.calls()
-    if settings.text_tool_calls and tools and not response.tool_calls and response.text:
-        _calls_from_text(response, tools)
+    written = response.text
+    if tools and not response.tool_calls and response.text:
+        _calls_from_text(response, tools, run=settings.text_tool_calls)
     if settings.tool_choice == "none" and response.tool_calls:
         # Asked for words, the model (or a server that ignores tool_choice) called tools
-        # anyway: those calls are not run, and what text there was is the answer.
+        # anyway: those calls are not run, and what text there was is the answer (all of
+        # it: a call written as text is words too, never an empty answer).
         response.dropped_calls = len(response.tool_calls)
         response.tool_calls = []
+        if response.text != written:
+            response.words, response.text = response.text, written
+            response.notes.append("the model wrote a tool call as text when asked to answer "
+                                  "in words; not run")
         response.finish_reason = "stop"
     return response
 
 
-def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]]) -> None:
-    """The fallback for calls a small model wrote as JSON in its answer. The text already
-    streamed to the view as it came; the history keeps only what is left of it."""
-    from vibe_tui.core.text_tool_calls import tool_calls_from_text
+def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]], run: bool) -> None:
+    """The fallback for calls a small model wrote as JSON in its answer (``run``: where it
+    applies, the local model). The text already streamed to the view as it came; the
+    history keeps only what is left of it. A call not run stays text, with a note why."""
+    from vibe_tui.core.text_tool_calls import read_text_calls
 
     names = {tool.get("function", {}).get("name") for tool in tools} - {None}
-    kept, calls = tool_calls_from_text(response.text, names)
-    if calls:
-        response.text, response.tool_calls = kept, calls
+    read = read_text_calls(response.text, names)
+    if read.unknown:
+        response.notes.append(f"the model wrote a call to {', '.join(read.unknown)} as text; "
+                              "not run: no tool has that name")
+    if read.calls and not run:
+        written = ", ".join(dict.fromkeys(c["function"]["name"] for c in read.calls))
+        response.notes.append(f"the model wrote a call to {written} as text instead of "
+                              "calling it; not run: only the local model's are read from text")
+    elif read.calls:
+        response.text, response.tool_calls = read.kept, read.calls
         response.finish_reason = "tool_calls"
 
 
