@@ -21,10 +21,11 @@ SIZE = (120, 40)
 
 @pytest.fixture(scope="session", autouse=True)
 def litellm_loaded() -> None:
-    """LiteLLM's first import takes seconds: pay it once, not inside a test's timeout."""
-    from vibe_tui.core.model import litellm_module
+    """LiteLLM's first import takes seconds: pay it once, not inside a test's timeout. The
+    whole preload, so no app's first message waits for (and says it waits for) the client."""
+    from vibe_tui.core.model import preload
 
-    litellm_module()
+    asyncio.run(preload())
 
 
 @pytest.fixture(autouse=True)

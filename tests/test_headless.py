@@ -150,3 +150,38 @@ async def test_text_output_shows_a_subagents_calls_indented_and_not_its_text(tmp
     assert "MAINANSWER" in out.getvalue() and "SUBREPORT" not in out.getvalue()
     assert "→ task: " in err.getvalue()
     assert "  ↳ read_file: " in err.getvalue()
+
+
+def failure_lines(result: subprocess.CompletedProcess, needle: str) -> list[str]:
+    return [line for line in (result.stdout + result.stderr).splitlines() if needle in line]
+
+
+def test_a_refused_connection_is_one_short_line_naming_model_and_url(tmp_path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+
+    class Closed:  # an endpoint nothing listens on
+        model, base_url = "openai/fake-model", url
+
+    result = run_cli(tmp_path, Closed, "-p", "hello", home=tmp_path / "home")
+    assert result.returncode == 1
+    lines = failure_lines(result, url)
+    assert len(lines) == 1, result.stderr
+    assert "openai/fake-model" in lines[0] and "connection refused" in lines[0]
+    assert "retrying" not in result.stderr and "Connection error" not in result.stderr
+
+
+def test_a_missing_key_is_one_short_line_naming_the_variable(fake_llm, tmp_path):
+    class Anthropic:  # the fake server as its endpoint: a request sent would arrive there
+        model, base_url = "anthropic/claude-sonnet-4-5", fake_llm.base_url
+
+    result = run_cli(tmp_path, Anthropic, "-p", "hello", home=tmp_path / "home")
+    assert result.returncode == 1
+    lines = failure_lines(result, "ANTHROPIC_API_KEY")
+    assert len(lines) == 1, result.stderr
+    assert "anthropic/claude-sonnet-4-5" in lines[0] and "/settings" in lines[0]
+    assert len(lines[0]) < 240
+    assert fake_llm.requests == []

@@ -167,7 +167,10 @@ async def test_a_call_written_as_text_when_words_were_asked_for_is_not_run(fake_
     assert len(of_type(session, ev.ToolResult)) == 3  # the fourth read never ran
     assert fake_llm.requests[3]["tool_choice"] == "none"
     assert end.state == "completed"
-    assert of_type(session, ev.AssistantMessage)[-1].text == "It says alpha."
+    answers = of_type(session, ev.AssistantMessage)
+    assert answers[-2].text == written  # kept as written, never an empty answer
+    assert answers[-1].text == "It says alpha."  # and the model was asked for words again
+    assert any("not run" in n.text for n in of_type(session, ev.Notice))
 
 
 async def test_a_model_that_will_only_call_tools_ends_the_turn_saying_so(fake_llm, tmp_path):

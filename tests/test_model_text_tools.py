@@ -99,3 +99,60 @@ async def test_other_models_keep_a_call_written_as_text_as_text(fake_llm, tmp_pa
     await run_turn(session, "what is the secret?")
     assert of_type(session, ev.ToolCall) == []
     await session.close()
+
+
+READ_TOOL = {"type": "function", "function": {
+    "name": "read_file", "description": "read a file",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}
+SHAPES = {
+    "qwen tags": '<tool_call>\n{"name": "write_file", "arguments": {"path": "a", "content": "b"}}'
+                 '\n</tool_call>',
+    "no language": 'Here:\n```\n{"name": "write_file", "arguments": {"path": "a", '
+                   '"content": "b"}}\n```',
+    "bare in prose": 'I will write it.\n{"name": "write_file", "parameters": {"path": "a", '
+                     '"content": "b"}}\nThen I check.',
+    "wrapped": '{"type": "function", "function": {"name": "write_file", "arguments": '
+               '"{\\"path\\": \\"a\\", \\"content\\": \\"b\\"}"}}',
+}
+
+
+@pytest.mark.parametrize("written", SHAPES.values(), ids=SHAPES.keys())
+async def test_the_shapes_small_models_write_become_calls(fake_llm, written):
+    fake_llm.push(text(written))
+    response, _ = await ask(fake_llm, text_calls=True)
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+            for c in response.tool_calls] == [("write_file", {"path": "a", "content": "b"})]
+    assert "write_file" not in response.text and response.notes == []
+
+
+async def test_several_calls_in_one_list_and_in_tags_all_run_in_order(fake_llm):
+    fake_llm.push(text('[{"name": "read_file", "arguments": {"path": "a"}}, '
+                       '{"name": "write_file", "arguments": {"path": "b", "content": ""}}]\n'
+                       '<tool_call>{"name": "read_file", "arguments": {"path": "c"}}'
+                       '</tool_call>'))
+    response, _ = await ask(fake_llm, text_calls=True, tools=[READ_TOOL, *TOOLS])
+    assert [json.loads(c["function"]["arguments"])["path"] for c in response.tool_calls] == [
+        "a", "b", "c"]
+
+
+async def test_a_call_written_as_text_is_never_an_empty_answer_when_words_were_asked(
+        fake_llm):
+    only_a_call = '```json\n{"name": "write_file", "arguments": {"path": "a"}}\n```'
+    fake_llm.push(text(only_a_call))
+    response = await stream_completion(
+        ModelSettings(model=fake_llm.model, api_base=fake_llm.base_url, api_key="k",
+                      text_tool_calls=True, tool_choice="none"),
+        [{"role": "user", "content": "answer in words"}], TOOLS, lambda _text: None)
+    assert response.tool_calls == [] and response.text == only_a_call
+
+
+async def test_a_call_not_run_says_why(fake_llm):
+    unknown = '```json\n{"name": "open_file", "arguments": {"path": "a"}}\n```'
+    fake_llm.push(text(unknown), text(WRITTEN_AS_TEXT))
+    response, _ = await ask(fake_llm, text_calls=True)
+    assert response.text == unknown and response.tool_calls == []
+    assert response.notes == ["the model wrote a call to open_file as text; not run: "
+                              "no tool has that name"]
+    response, _ = await ask(fake_llm, text_calls=False)  # a model the fallback is not for
+    assert response.text == WRITTEN_AS_TEXT and response.tool_calls == []
+    assert "not run: only the local model's" in response.notes[0]

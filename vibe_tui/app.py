@@ -11,6 +11,7 @@ import asyncio
 import gc
 import importlib
 import time
+from collections.abc import Coroutine
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from textual.screen import ModalScreen
 from vibe_tui.commands import CommandRunner, VibeCommands, completions
 from vibe_tui.core import events as ev
 from vibe_tui.core.copy_targets import CopyTarget, save_copy, tool_output
+from vibe_tui.core.model import preload
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
 from vibe_tui.widgets.conversation import Conversation, ScrollMove
@@ -96,8 +98,9 @@ class VibeApp(App[int]):
 
     def on_mount(self) -> None:
         self._follow_events()
-        # LiteLLM takes seconds to import: only after the first frame is on screen.
-        self.call_after_refresh(self._preload)
+        # LiteLLM takes seconds to import: only after the first frame is on screen. A
+        # message sent before it is ready says it waits for it, from now on.
+        self.call_after_refresh(self._preload, preload())
         # With no model configured the session boots the local one; what is sent meanwhile
         # waits for it there.
         self.run_worker(self.session.start_model(), group="local-model", exit_on_error=False)
@@ -142,13 +145,11 @@ class VibeApp(App[int]):
         async for event in self.session.events():
             self.post_message(SessionEvent(event, replay=event.id <= replay_until))
 
-    def _preload(self) -> None:
-        from vibe_tui.core.model import preload
-
+    def _preload(self, litellm: Coroutine[object, object, None]) -> None:
         async def load() -> None:
             # The answer widget (Rich Markdown) is the first answer's; LiteLLM the first call's.
             await asyncio.to_thread(importlib.import_module, "vibe_tui.widgets.answer")
-            await preload()
+            await litellm
             # LiteLLM leaves a great many long-lived objects: frozen, a full collection
             # no longer scans them all and stalls the screen mid-stream (bench/README.md).
             gc.freeze()

@@ -58,9 +58,8 @@ CUT_OFF_PROMPT = (
 )
 RESAMPLE_TEMPERATURE = 0.7
 INTERRUPTED = "interrupted by the user"
-FAILURE_MESSAGES = {
-    "auth": "authentication failed for {model}: {error}. Set the provider's API key "
-            "(for example OPENAI_API_KEY or ANTHROPIC_API_KEY) or pass --api-key.",
+LOADING_CLIENT = "loading the model client (once, a few seconds), then sent: {prompt}"
+FAILURE_MESSAGES = {  # auth and connection failures come worded whole (``summary``)
     "not_found": "the model {model} was not found: {error}",
     "context": "the conversation no longer fits {model}'s context window: {error}",
 }
@@ -111,6 +110,14 @@ class AgentLoop(ToolCallPipeline):
     async def run(self, prompt: str, attachments: Attachments | None = None) -> None:
         host = self.host
         host.emit(ev.TurnStarted(prompt=prompt))
+        if model_adapter.client_loading():
+            host.emit(ev.Notice(text=LOADING_CLIENT.format(prompt=_first_line(prompt))))
+            try:
+                await model_adapter.client_ready()
+            except asyncio.CancelledError:  # stopped while waiting: the prompt is kept
+                host.emit(ev.UserMessage(text=prompt))
+                host.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
+                return
         attached = Attached()
         try:
             context = await self._first_turn_context(prompt)
@@ -134,8 +141,8 @@ class AgentLoop(ToolCallPipeline):
             log.exception("turn %s crashed", self.turn_id)
             self._close_open_work(reason=f"internal error: {exc}")
             state, message = "failed", f"internal error: {type(exc).__name__}: {exc}"
-        if state == "failed" and message:
-            host.emit(ev.Error(message=message))
+        # The failure's words ride on TurnEnded alone: every view shows that, and an Error
+        # event as well put the same paragraph on screen twice.
         host.emit(ev.TurnEnded(state=state, message=message))
 
     async def _first_turn_context(self, prompt: str) -> str | None:
@@ -199,6 +206,8 @@ class AgentLoop(ToolCallPipeline):
                 self.emit(ev.UserMessage(text=LAST_CALL_NOTE if self.nested else TURN_LIMIT_NOTE))
             response = await self._call_model(words_only=last_call)
             self.emit(ev.AssistantMessage(text=response.text, tool_calls=response.tool_calls))
+            for note in response.notes:
+                self.emit(ev.Notice(text=note))
             self.final_text = response.text
             self._streamed = []
             self._record_usage(response, self.host.model)
@@ -216,7 +225,8 @@ class AgentLoop(ToolCallPipeline):
             if not self.nested and host.has_steering():
                 continue
             cut_off = response.finish_reason == "length"
-            if response.text.strip() and not cut_off:
+            words = response.text if response.words is None else response.words
+            if words.strip() and not cut_off:
                 return "completed", None
             if reprompted:
                 return "failed", _no_answer_reason(response, cut_off)
@@ -274,7 +284,8 @@ class AgentLoop(ToolCallPipeline):
                     self._fail_model_call(error, settings.model)
                 delay = self._retry_delay(error, attempt)
                 self.emit(ev.Error(retrying=True, message=(
-                    f"{error.message} (retrying in {delay:.1f} s, try {attempt + 1} of {tries})")))
+                    f"{error.summary or error.message} (retrying in {delay:.1f} s, "
+                    f"try {attempt + 1} of {tries})")))
                 await asyncio.sleep(delay)
                 continue
             self._log_model_call(settings.model, started, response, raw)
@@ -305,6 +316,8 @@ class AgentLoop(ToolCallPipeline):
             # Keep what arrived: the user saw it, and the history stays valid.
             self.emit(ev.AssistantMessage(text=error.partial.text, partial=True))
             self._streamed = []
+        if error.summary:
+            raise TurnFailed("failed", error.summary)
         template = FAILURE_MESSAGES.get(error.kind, "the model call failed: {error}")
         raise TurnFailed("failed", template.format(model=model, error=error.message))
 
@@ -447,6 +460,11 @@ def _no_answer_reason(response: ModelResponse, cut_off: bool) -> str:
 
 def _ignore(_: str) -> None:
     pass
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit and line == text.strip() else line[:limit] + "…"
 
 
 def mode_note(mode: str, messages: list[history.Message]) -> str | None:

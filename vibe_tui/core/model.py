@@ -15,13 +15,19 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
+
+from vibe_tui.core import model_errors
 
 log = logging.getLogger(__name__)
 _litellm = None
 _import_lock = threading.Lock()
+# A view started loading LiteLLM (``preload``): until that is done, a message waits for it
+# and says so. Without a preload (``-p``) the first call simply imports it.
+_preload_started = False
+_preload_done = threading.Event()
 
 
 def litellm_module():
@@ -48,14 +54,29 @@ def litellm_module():
     return _litellm
 
 
-async def preload() -> None:
+def preload() -> Coroutine[Any, Any, None]:
     """LiteLLM, and what it imports only at its first call (~65 more modules: 0.6 s of CPU
-    that would otherwise land on the views' loop in the middle of the first answer)."""
-    litellm = await asyncio.to_thread(litellm_module)
-    await asyncio.to_thread(_warm_first_call, litellm)
+    that would otherwise land on the views' loop in the middle of the first answer).
+    From the call on, before the returned coroutine runs, ``client_loading()`` is true."""
+    global _preload_started
+    _preload_started = True
+    return _preload()
+
+
+async def _preload() -> None:
+    try:
+        litellm = await asyncio.to_thread(litellm_module)
+        await asyncio.to_thread(_warm_first_call, litellm)
+    finally:
+        _preload_done.set()
 
 
 def _warm_first_call(litellm) -> None:
+    try:  # the tokenizer every model is counted with (no Hugging Face ones: see above)
+        litellm.encode(text="warm-up")
+    except Exception:
+        log.debug("tokenizer warm-up failed", exc_info=True)
+
     async def one_mock_stream() -> None:
         stream = await litellm.acompletion(
             model="openai/warm-up", api_key="sk-warm-up", stream=True, mock_response="ok",
@@ -77,6 +98,21 @@ async def loaded_litellm():
 
 def litellm_loaded() -> bool:
     return _litellm is not None
+
+
+def client_loading() -> bool:
+    """A view's preload of LiteLLM is still under way: a model call now waits for it."""
+    return _preload_started and not _preload_done.is_set()
+
+
+async def client_ready(limit_s: float = 60.0) -> None:
+    """Wait, off the loop, for a preload under way (the import, the tokenizer and the first
+    call's imports): a call started meanwhile would do the same work again on the loop,
+    where it stalls the screen. Waits in short slices, so an interrupted wait leaves no
+    thread behind; after ``limit_s`` the call goes on and imports what it needs itself."""
+    deadline = time.monotonic() + limit_s
+    while client_loading() and time.monotonic() < deadline:
+        await asyncio.to_thread(_preload_done.wait, 0.25)
 
 
 @dataclass
@@ -103,11 +139,15 @@ class ModelResponse:
     cached_tokens: int = 0  # prompt tokens the provider served from its cache
     first_token_s: float | None = None  # from the request to the first text or call delta
     dropped_calls: int = 0  # calls made when words were asked for (tool_choice none)
+    notes: list[str] = field(default_factory=list)  # calls written as text and not run: why
+    # The words of ``text`` without calls written in it and not run; None: all of ``text``.
+    words: str | None = None
 
 
 class ModelError(Exception):
-    """kind: rate_limit | server | timeout | connection | auth | not_found | context |
-    bad_request | stream_cut | other. ``partial`` holds what streamed before a cut."""
+    """kind: rate_limit | server | timeout | connection | refused (nothing listens: no
+    retry) | auth | not_found | context | bad_request | stream_cut | other. ``partial``
+    holds what streamed before a cut."""
 
     def __init__(
         self,
@@ -116,10 +156,13 @@ class ModelError(Exception):
         *,
         retry_after: float | None = None,
         partial: ModelResponse | None = None,
+        summary: str | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
-        self.message = message
+        self.message = message  # the provider's own words (the settings screen's Test)
+        # What a turn that failed says instead, when it can say more in fewer words.
+        self.summary = summary
         self.retry_after = retry_after
         self.partial = partial
 
@@ -189,29 +232,43 @@ async def stream_completion(
     except Exception as exc:  # every provider failure becomes a ModelError
         response.text = "".join(text_parts)
         response.tool_calls = []
-        raise classify_error(exc, litellm, response) from exc
+        raise classify_error(exc, litellm, response, settings) from exc
     response.text = "".join(text_parts)
     response.tool_calls = assembler.calls()
-    if settings.text_tool_calls and tools and not response.tool_calls and response.text:
-        _calls_from_text(response, tools)
+    written = response.text
+    if tools and not response.tool_calls and response.text:
+        _calls_from_text(response, tools, run=settings.text_tool_calls)
     if settings.tool_choice == "none" and response.tool_calls:
         # Asked for words, the model (or a server that ignores tool_choice) called tools
-        # anyway: those calls are not run, and what text there was is the answer.
+        # anyway: those calls are not run, and what text there was is the answer (all of
+        # it: a call written as text is words too, never an empty answer).
         response.dropped_calls = len(response.tool_calls)
         response.tool_calls = []
+        if response.text != written:
+            response.words, response.text = response.text, written
+            response.notes.append("the model wrote a tool call as text when asked to answer "
+                                  "in words; not run")
         response.finish_reason = "stop"
     return response
 
 
-def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]]) -> None:
-    """The fallback for calls a small model wrote as JSON in its answer. The text already
-    streamed to the view as it came; the history keeps only what is left of it."""
-    from vibe_tui.core.text_tool_calls import tool_calls_from_text
+def _calls_from_text(response: ModelResponse, tools: list[dict[str, Any]], run: bool) -> None:
+    """The fallback for calls a small model wrote as JSON in its answer (``run``: where it
+    applies, the local model). The text already streamed to the view as it came; the
+    history keeps only what is left of it. A call not run stays text, with a note why."""
+    from vibe_tui.core.text_tool_calls import read_text_calls
 
     names = {tool.get("function", {}).get("name") for tool in tools} - {None}
-    kept, calls = tool_calls_from_text(response.text, names)
-    if calls:
-        response.text, response.tool_calls = kept, calls
+    read = read_text_calls(response.text, names)
+    if read.unknown:
+        response.notes.append(f"the model wrote a call to {', '.join(read.unknown)} as text; "
+                              "not run: no tool has that name")
+    if read.calls and not run:
+        written = ", ".join(dict.fromkeys(c["function"]["name"] for c in read.calls))
+        response.notes.append(f"the model wrote a call to {written} as text instead of "
+                              "calling it; not run: only the local model's are read from text")
+    elif read.calls:
+        response.text, response.tool_calls = read.kept, read.calls
         response.finish_reason = "tool_calls"
 
 
@@ -282,13 +339,21 @@ def cached_tokens(usage: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelError:
-    """Map a LiteLLM/provider exception to what the loop does with it."""
+def classify_error(exc: Exception, litellm, partial: ModelResponse,
+                   settings: ModelSettings) -> ModelError:
+    """Map a LiteLLM/provider exception to what the loop does with it; the two failures a
+    first run meets most (no server, no key) get words of their own."""
     message = _short_message(exc)
     retry_after = retry_after_seconds(exc)
     if partial.text:
         return ModelError("stream_cut", f"the connection to the model broke mid-answer: {message}",
                           partial=partial)
+    if (model_errors.key_missing(settings.model, settings.api_base, settings.api_key)
+            and model_errors.about_keys(exc, litellm)):
+        # Whatever LiteLLM called it (OpenAI's client says "Missing credentials" as a
+        # server error), the call failed before it was sent, for want of a key.
+        return ModelError("auth", message,
+                          summary=model_errors.no_key(settings.model, settings.api_base))
     checks: list[tuple[type | tuple[type, ...], str]] = [
         (litellm.ContextWindowExceededError, "context"),
         (litellm.AuthenticationError, "auth"),
@@ -302,7 +367,15 @@ def classify_error(exc: Exception, litellm, partial: ModelResponse) -> ModelErro
     ]
     for types, kind in checks:
         if isinstance(exc, types):
-            return ModelError(kind, message, retry_after=retry_after)
+            summary = None
+            if kind == "auth":
+                summary = model_errors.key_refused(settings.model, message)
+            elif kind in ("server", "connection"):
+                kind = model_errors.connection_failure(exc) or kind
+                if kind != "server":
+                    summary = model_errors.cannot_reach(settings.model, settings.api_base,
+                                                        message, kind == "refused")
+            return ModelError(kind, message, retry_after=retry_after, summary=summary)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and (status >= 500 or status == 429):
         return ModelError("server" if status >= 500 else "rate_limit", message,
