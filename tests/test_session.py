@@ -7,7 +7,7 @@ import json
 import os
 import secrets
 
-from engine_helpers import make_session, of_type, run_turn, tool_messages, wait_until
+from engine_helpers import ended, make_session, of_type, run_turn, tool_messages, wait_until
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
@@ -318,3 +318,26 @@ def test_an_old_approval_line_that_named_always_in_by_still_loads():
     assert (event.by, event.covered_by, event.answered_by) == ("tui", "always", "tui (always)")
     plain = ev.event_from_json({**old, "by": "web"})
     assert (plain.by, plain.covered_by) == ("web", None)
+
+
+async def test_an_interrupt_while_the_first_context_is_gathered_ends_the_turn(
+        fake_llm, tmp_path, monkeypatch):
+    """Esc during the repo map (the first turn's slow part) stops the turn: no model call."""
+    from vibe_tui.core.loop import AgentLoop
+
+    mapping = asyncio.Event()
+
+    async def slow_map(self, prompt):
+        mapping.set()
+        await asyncio.Event().wait()  # a map that would take as long as the repo is big
+
+    monkeypatch.setattr(AgentLoop, "_first_turn_context", slow_map)
+    fake_llm.push(text("should not be asked"))
+    session = make_session(fake_llm, tmp_path)
+    turn = session.send("map this")
+    await asyncio.wait_for(mapping.wait(), 10)
+    assert session.interrupt()
+    await asyncio.wait_for(session.wait_idle(), 10)
+    assert ended(session, turn).state == "interrupted"
+    assert fake_llm.requests == []
+    assert of_type(session, ev.UserMessage)[-1].text == "map this"

@@ -114,17 +114,17 @@ class AgentLoop(ToolCallPipeline):
             host.emit(ev.Notice(text=LOADING_CLIENT.format(prompt=_first_line(prompt))))
             try:
                 await model_adapter.client_ready()
-            except asyncio.CancelledError:  # stopped while waiting: the prompt is kept
-                host.emit(ev.UserMessage(text=prompt))
-                host.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
+            except asyncio.CancelledError:  # stopped while waiting for the client
+                self._stopped_before_asking(prompt)
                 return
         attached = Attached()
         try:
             context = await self._first_turn_context(prompt)
             if attachments is not None:  # @files, !command output
                 attached = await attachments.take(prompt)
-        except asyncio.CancelledError:
-            context = None  # interrupted while mapping: the prompt is still recorded
+        except asyncio.CancelledError:  # stopped while mapping
+            self._stopped_before_asking(prompt)
+            return
         note = mode_note(host.state.mode, self.scope.messages)
         context = "\n\n".join(part for part in (note, context, attached.context) if part) or None
         host.emit(ev.UserMessage(text=prompt, context=context))
@@ -144,6 +144,11 @@ class AgentLoop(ToolCallPipeline):
         # The failure's words ride on TurnEnded alone: every view shows that, and an Error
         # event as well put the same paragraph on screen twice.
         host.emit(ev.TurnEnded(state=state, message=message))
+
+    def _stopped_before_asking(self, prompt: str) -> None:
+        """Esc before the first model call: the prompt is kept in the history, the turn ends."""
+        self.host.emit(ev.UserMessage(text=prompt))
+        self.host.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
 
     async def _first_turn_context(self, prompt: str) -> str | None:
         """With ``repo_map_auto`` (resolved by ``Config.repo_map_first``), the first
