@@ -97,6 +97,10 @@ class Config:
     """``subagents``: the task tool, which sends read-only helpers to look around. Unset: on,
     except for the embedded model, which hands its whole task to helpers that loop instead
     of doing it (evals/README.md: "Defaults the evals chose")."""
+    small_model: bool | None = None
+    """``small_model``: the model is small (1-8B): the harness gathers the context itself and
+    asks for one constrained step at a time instead of the free tool loop. Unset: on for the
+    embedded model, off for the others."""
     local_model: bool = False
     """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
     is the embedded one, whose tool calls are also read from its text when it writes them
@@ -106,6 +110,11 @@ class Config:
     def subagents_on(self) -> bool:
         """Whether the main agent has the task tool (``subagents``, resolved)."""
         return not self.local_model if self.subagents is None else self.subagents
+
+    @property
+    def step_mode(self) -> bool:
+        """Whether turns run in small-model steps (``small_model``, resolved)."""
+        return self.local_model if self.small_model is None else self.small_model
 
     @property
     def repo_map_first(self) -> bool:

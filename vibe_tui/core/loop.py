@@ -248,8 +248,7 @@ class AgentLoop(ToolCallPipeline):
             self.schemas = [schema_of(tool) for tool in self.scope.tools.values()]
 
     async def _call_model(self, words_only: bool = False) -> ModelResponse:
-        host = self.host
-        settings = host.model_settings()
+        settings = self._model_settings()
         if not settings.model:
             raise TurnFailed("failed", "no model is configured: pass --model (a LiteLLM "
                              "model string such as openai/gpt-4.1) or set one in the config")
@@ -298,6 +297,9 @@ class AgentLoop(ToolCallPipeline):
             self._raw_prompt = raw
             return response
         raise AssertionError("unreachable")
+
+    def _model_settings(self) -> model_adapter.ModelSettings:
+        return self.host.model_settings()
 
     def _request_messages(self) -> list[history.Message]:
         messages = [{"role": "system", "content": self.scope.system_prompt}]

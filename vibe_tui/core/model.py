@@ -126,6 +126,8 @@ class ModelSettings:
     # Small local models write calls as JSON in their text: read those as real calls.
     text_tool_calls: bool = False
     tool_choice: str | None = None  # "none": the tools stay listed but the answer is words
+    # A JSON schema the answer must follow (llama.cpp enforces it with a grammar).
+    response_format: dict[str, Any] | None = None
 
 
 @dataclass
@@ -301,6 +303,8 @@ def _request(
         request["temperature"] = settings.temperature
     if settings.max_tokens is not None:
         request["max_tokens"] = settings.max_tokens
+    if settings.response_format is not None:
+        request["response_format"] = settings.response_format
     return request
 
 

@@ -29,6 +29,7 @@ from vibe_tui.core.checkpoints import Checkpoints, RewindStep
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
+from vibe_tui.core.step_mode import turn_loop
 from vibe_tui.core.resume import closing_events
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
@@ -157,7 +158,7 @@ class Session:
                 self.emit(ev.UserMessage(text=text))
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        await AgentLoop(self, turn_id, self.main_scope()).run(text, self.attachments)
+        await turn_loop(self, turn_id, self.main_scope()).run(text, self.attachments)
 
     async def start_model(self) -> bool:
         """Boot the local model if none is configured (once); False if it failed (ModelFailed)."""

@@ -1,0 +1,192 @@
+"""What the small-model harness puts in front of the model before its first step: the
+files of the workspace, the places a search for the task's words finds, whole small files
+the task names, and the lines a failing command's traceback points to.
+
+A small model given tools goes looking and loses its way (evals/README.md); given these,
+it can often answer or edit at once. Blocking: call it with ``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vibe_tui.tools.file_walk import select_files
+
+LISTED_FILES_MAX = 80
+SEARCHED_FILES_MAX = 400
+SEARCHED_FILE_MAX_BYTES = 256 * 1024
+WHOLE_FILE_MAX_LINES = 60  # a file this short is shown whole when it matters
+SHOWN_FILES_MAX = 4
+LINES_AROUND = 3
+# Commands a task names in backticks that the harness runs to see the failure, and again
+# after every change to check it.
+RUNNERS = frozenset({"python", "python3", "pytest", "node", "npm", "bash", "sh", "make",
+                     "cargo", "go", "uv", "ruby", "deno", "bun", "npx"})
+STOP_WORDS = frozenset("""a an and any are as at be been but by can did do does each else
+every file files find fix for from has have here how if in into is it its just keep let
+look make may more most must new no not now of on one only or other out over run same see
+set should so some than that the their them then there these they this those to too up
+use used uses using was what when where which while who why will with without would you
+your all also answer change changes code project repository test tests work""".split())
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+# ``File "x.py", line 12`` (Python) and ``x.py:12`` (pytest, node, compilers, shells).
+_TRACE_PLACES = (re.compile(r'File "([^"]+)", line (\d+)'),
+                 re.compile(r"([\w./-]+\.\w+):(\d+)"))
+
+
+@dataclass
+class Gathered:
+    text: str  # what the model reads
+    files: int = 0  # in the workspace
+    shown: list[str] = field(default_factory=list)  # files whose lines are in ``text``
+
+
+def task_commands(task: str) -> list[str]:
+    """The commands a task names in backticks (`python -m pytest`), in order, once each."""
+    commands = []
+    for quoted in _BACKTICKED.findall(task):
+        words = quoted.split()
+        if words and words[0] in RUNNERS and quoted not in commands:
+            commands.append(quoted.strip())
+    return commands
+
+
+def task_terms(task: str) -> list[str]:
+    """The words of the task worth searching for: names, and the longer plain words."""
+    terms: list[str] = []
+    for word in _WORD.findall(task):
+        lowered = word.lower()
+        if len(word) < 3 or lowered in STOP_WORDS or lowered in terms:
+            continue
+        terms.append(lowered)
+    return terms
+
+
+def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
+    files = select_files(workspace, workspace, None).files
+    listing = _listing(files)
+    named = [rel for rel in files if _named(rel, task)]
+    hits = _search(workspace, files, task_terms(task))
+    ranked = sorted(hits, key=lambda rel: (rel not in named, -len(hits[rel][0]), rel))
+    ranked = named + [rel for rel in ranked if rel not in named]
+    parts, shown = [listing], []
+    room = budget_chars - len(listing)
+    for rel in ranked[:SHOWN_FILES_MAX]:
+        lines = _lines(workspace / rel)
+        if lines is None:
+            continue
+        wanted = hits.get(rel, (set(), []))[1]
+        block = excerpt(rel, lines, wanted, whole=rel in named)
+        if len(block) > room:
+            continue
+        parts.append(block)
+        shown.append(rel)
+        room -= len(block)
+    return Gathered(text="\n\n".join(parts), files=len(files), shown=shown)
+
+
+def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> str:
+    """The lines of the workspace's files that a command's output points to (a
+    traceback, ``path:line`` in a test report), the code under test first."""
+    places: dict[str, list[int]] = {}
+    for pattern in _TRACE_PLACES:
+        for path, line in pattern.findall(output):
+            rel = _inside(workspace, path)
+            if rel is not None:
+                places.setdefault(rel, []).append(int(line))
+    ordered = sorted(places, key=lambda rel: ("test" in rel.lower(), rel))
+    blocks, room = [], budget_chars
+    for rel in ordered:
+        lines = _lines(workspace / rel)
+        if lines is None:
+            continue
+        block = excerpt(rel, lines, places[rel], whole=False)
+        if len(block) <= room:
+            blocks.append(block)
+            room -= len(block)
+    return "\n\n".join(blocks)
+
+
+def excerpt(rel: str, lines: list[str], wanted: list[int], whole: bool) -> str:
+    """``rel``'s lines around the 1-based ``wanted`` ones (all of a short file), as the
+    file has them: a small model copies what it sees into an edit's search text."""
+    if whole or len(lines) <= WHOLE_FILE_MAX_LINES or not wanted:
+        end = min(len(lines), WHOLE_FILE_MAX_LINES if not whole else 200)
+        spans = [(1, end)]
+    else:
+        spans = _spans(wanted, len(lines))
+    body = []
+    for start, end in spans:
+        body.append(f"--- {rel} (lines {start}-{end} of {len(lines)})")
+        body.extend(lines[start - 1:end])
+    return "\n".join(body)
+
+
+def _spans(wanted: list[int], total: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for line in sorted(set(wanted))[:12]:
+        start, end = max(1, line - LINES_AROUND), min(total, line + LINES_AROUND)
+        if spans and start <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def _listing(files: list[str]) -> str:
+    if len(files) <= LISTED_FILES_MAX:
+        return f"All the files of the repository ({len(files)}): {', '.join(files)}"
+    top = sorted({rel.split("/", 1)[0] + ("/" if "/" in rel else "") for rel in files})
+    return (f"The repository has {len(files)} files; at the top level: "
+            f"{', '.join(top[:LISTED_FILES_MAX])}")
+
+
+def _named(rel: str, task: str) -> bool:
+    """The task names the file by its path or, when the name is distinctive, by name."""
+    name = rel.rsplit("/", 1)[-1]
+    return rel in task or ("." in name and re.search(rf"(?<![\w/.]){re.escape(name)}\b", task)
+                           is not None)
+
+
+def _search(workspace: Path, files: list[str], terms: list[str]) -> dict[str, tuple[set[str], list[int]]]:
+    """file -> (the terms found in it, the lines they are on)."""
+    if not terms:
+        return {}
+    pattern = re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE)
+    hits: dict[str, tuple[set[str], list[int]]] = {}
+    for rel in files[:SEARCHED_FILES_MAX]:
+        lines = _lines(workspace / rel)
+        for number, line in enumerate(lines or [], start=1):
+            found = {match.lower() for match in pattern.findall(line)}
+            if found:
+                terms_found, numbers = hits.setdefault(rel, (set(), []))
+                terms_found.update(found)
+                numbers.append(number)
+    return hits
+
+
+def _lines(path: Path) -> list[str] | None:
+    """A text file's lines; None for a missing, large or binary file."""
+    try:
+        if path.stat().st_size > SEARCHED_FILE_MAX_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:4096]:
+        return None
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def _inside(workspace: Path, path: str) -> str | None:
+    """``path`` relative to the workspace when it is a file in it; None otherwise."""
+    candidate = Path(path)
+    full = candidate if candidate.is_absolute() else workspace / candidate
+    try:
+        rel = full.resolve().relative_to(workspace.resolve())
+    except (ValueError, OSError):
+        return None
+    return rel.as_posix() if full.is_file() else None

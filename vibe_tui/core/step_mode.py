@@ -1,0 +1,387 @@
+"""Small-model steps: the turn of a model the config marks as small (the embedded one).
+
+Free tool calling is where a small model fails: it loops, edits when told not to and does
+not stop to answer (evals/README.md). Here the harness carries the plan. It gathers the
+context itself (``step_context``), runs the command the task names to see the failure,
+then asks for one step at a time from a small set (answer, read, run, edit, write), with
+the answer held to a JSON schema that llama.cpp enforces with a grammar, so a step is
+never malformed. Each step becomes the same tool call a capable model would make: it
+shows in the conversation and the timeline and passes the same policy and approvals. An
+edit is checked against the file before it is applied (``step_edits``) and the task's
+command runs again after it. The turn always ends with an answer in words.
+
+The request is the short fixed prompt and one user message: the task and its context
+first, then the steps so far, appended; what stays the same from one step to the next is
+a prefix llama.cpp's prompt cache keeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from dataclasses import dataclass, replace
+from typing import Any
+
+from vibe_tui.core import events as ev
+from vibe_tui.core import history
+from vibe_tui.core.host import LoopHost
+from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.model import ModelSettings
+from vibe_tui.core.prompts import STEP_PROMPT
+from vibe_tui.core.scope import Scope
+from vibe_tui.core.step_context import gather, task_commands, trace_excerpts
+from vibe_tui.core.step_edits import NotLocated, locate
+from vibe_tui.tools.base import ToolError
+from vibe_tui.tools.paths import resolve_in_workspace
+
+STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
+FAILED_EDITS_LIMIT = 3
+READ_LINES = 150
+RESULT_HEAD_CHARS = 1200
+RESULT_TAIL_CHARS = 1800
+EARLIER_TURNS = 3
+_NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
+
+_STRING = {"type": "string"}
+_ANSWER = {"type": "object", "properties": {"action": {"const": "answer"}, "text": _STRING},
+           "required": ["action", "text"]}
+_STEPS = [
+    _ANSWER,
+    {"type": "object", "properties": {"action": {"const": "read"}, "path": _STRING,
+                                      "line": {"type": "integer"}},
+     "required": ["action", "path"]},
+    {"type": "object", "properties": {"action": {"const": "run"}, "command": _STRING},
+     "required": ["action", "command"]},
+    {"type": "object", "properties": {"action": {"const": "edit"}, "path": _STRING,
+                                      "search": _STRING, "replace": _STRING},
+     "required": ["action", "path", "search", "replace"]},
+    {"type": "object", "properties": {"action": {"const": "write"}, "path": _STRING,
+                                      "content": _STRING},
+     "required": ["action", "path", "content"]},
+]
+REQUIRED = {schema["properties"]["action"]["const"]: schema["required"][1:] for schema in _STEPS}
+
+
+def _format(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": {"name": "step", "schema": schema}}
+
+
+STEP_FORMAT = _format({"anyOf": _STEPS})
+ANSWER_FORMAT = _format(_ANSWER)
+ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
+              "changed and how it was checked, or what is left to do.")
+
+
+@dataclass(frozen=True)
+class Step:
+    action: str
+    args: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.action, self.args], sort_keys=True)
+
+
+def parse_step(text: str) -> Step | str:
+    """The step the model wrote, or why it is not one. Text that is no JSON at all (a
+    server that does not enforce the schema) is an answer in words."""
+    start = text.find("{")
+    if start < 0:
+        return Step("answer", {"text": text.strip()}) if text.strip() else "an empty reply"
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc.msg})"
+    action = value.get("action") if isinstance(value, dict) else None
+    if action not in REQUIRED:
+        return f"no known action (one of {', '.join(REQUIRED)})"
+    missing = [name for name in REQUIRED[action] if not isinstance(value.get(name), str)]
+    if missing:
+        return f"the {action} step lacks {', '.join(missing)}"
+    args = {name: value[name] for name in (*REQUIRED[action], "line") if name in value}
+    return Step(action, args)
+
+
+class AnswerStream:
+    """The answer step's text as it streams, for the views; the rest of a step is JSON
+    the user does not need to watch being written."""
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.sent = ""
+
+    def feed(self, chunk: str) -> str:
+        self.raw += chunk
+        if not re.match(r'\s*\{\s*"action"\s*:\s*"answer"', self.raw):
+            return ""
+        found = re.search(r'"text"\s*:\s*"', self.raw)
+        if found is None:
+            return ""
+        text = _json_string_prefix(self.raw[found.end():])
+        new, self.sent = text[len(self.sent):], text
+        return new
+
+
+def _json_string_prefix(raw: str) -> str:
+    """The decoded part of a JSON string body that has arrived (up to its closing quote)."""
+    out, index = [], 0
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+    while index < len(raw):
+        char = raw[index]
+        if char == '"':
+            break
+        if char != "\\":
+            out.append(char)
+            index += 1
+            continue
+        if index + 1 >= len(raw):
+            break
+        code = raw[index + 1]
+        if code == "u":
+            digits = raw[index + 2:index + 6]
+            if len(digits) < 4:
+                break
+            try:
+                out.append(chr(int(digits, 16)))
+            except ValueError:
+                pass
+            index += 6
+            continue
+        out.append(escapes.get(code, code))
+        index += 2
+    return "".join(out)
+
+
+def turn_loop(host: LoopHost, turn_id: int, scope: Scope) -> AgentLoop:
+    """The loop for a turn of the main agent: small-model steps or the free tool loop."""
+    return StepLoop(host, turn_id, scope) if host.config.step_mode else AgentLoop(host, turn_id, scope)
+
+
+class StepLoop(AgentLoop):
+    def __init__(self, host: LoopHost, turn_id: int, scope: Scope) -> None:
+        super().__init__(host, turn_id, scope)
+        self.schemas = []  # the steps are the interface; no tool schemas in the request
+        self.task = ""
+        self.given: str | None = None
+        self.context = ""
+        self.log: list[str] = []  # the steps so far, as the model reads them
+        self.checks: list[str] = []
+        self._format = STEP_FORMAT
+        self._answer = AnswerStream()
+        self._results: dict[str, ev.ToolResult] = {}
+        self._done: dict[str, int] = {}  # step key -> its number
+
+    def emit(self, event):
+        event = super().emit(event)
+        if isinstance(event, ev.ToolResult):
+            self._results[event.call_id] = event
+        elif isinstance(event, ev.UserMessage) and not event.steering and not self.given:
+            self.given = event.context or ""  # the mode's note, @files, !command output
+        return event
+
+    async def _first_turn_context(self, prompt: str) -> str | None:
+        self.task = prompt
+        return None  # gathered by the steps, for every turn
+
+    def _refresh_schemas(self) -> None:
+        pass
+
+    def _model_settings(self) -> ModelSettings:
+        return replace(self.host.model_settings(), response_format=self._format)
+
+    def _request_messages(self) -> list[history.Message]:
+        parts = [f"Task: {self.task}", self.given, *self._earlier(), self.context]
+        if self.log:
+            parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
+        parts.append(ANSWER_NOW if self._format is ANSWER_FORMAT
+                     else "Reply with the next step as one JSON object.")
+        return [{"role": "system", "content": STEP_PROMPT},
+                {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
+
+    def _on_text(self, text: str) -> None:
+        shown = self._answer.feed(text)
+        if shown:
+            self._streamed.append(shown)
+            self._deltas.add(shown)
+
+    # ---- the steps ------------------------------------------------------------------
+
+    async def _steps(self) -> tuple[ev.TurnState, str | None]:
+        if self.nested:
+            return await super()._steps()
+        await self._gather()
+        limit = min(self.scope.max_steps, STEP_LIMIT)
+        failed_edits = repeats = 0
+        for number in range(1, limit + 1):
+            self._take_steering()
+            if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 2:
+                self._format = ANSWER_FORMAT
+            step = await self._ask()
+            if isinstance(step, str):
+                self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
+                continue
+            if step.action == "answer":
+                self.emit(ev.AssistantMessage(text=step.args["text"]))
+                self.final_text = step.args["text"]
+                if self.final_text.strip():
+                    return "completed", None
+                self._note("The answer was empty: say what you found or did.")
+                self._format = ANSWER_FORMAT
+                continue
+            if step.key in self._done:
+                self._note(f"Step {number} repeats step {self._done[step.key]}, whose result "
+                           "is above; do something else or answer.")
+                repeats += 1
+                continue
+            self._done[step.key] = number
+            ok = await self._apply(number, step)
+            if step.action in ("edit", "write"):
+                failed_edits = 0 if ok else failed_edits + 1
+                if ok:
+                    await self._recheck()
+        return "limit", f"stopped after {limit} steps; send a message to continue"
+
+    async def _ask(self) -> Step | str:
+        self._answer = AnswerStream()
+        response = await self._call_model()
+        self._streamed = []
+        self._record_usage(response, self.host.model)
+        self._report_context(response)
+        return parse_step(response.text)
+
+    def _take_steering(self) -> None:
+        for text in self.host.take_steering():
+            self.emit(ev.UserMessage(text=text, steering=True))
+            self._note(f"The user added: {text}")
+
+    def _note(self, text: str) -> None:
+        self.log.append(text)
+
+    def _earlier(self) -> list[str]:
+        """The turns before this one, in brief: a small model needs what was said, not
+        every call."""
+        pairs, user = [], None
+        for message in self.scope.messages[:-1]:
+            content = message.get("content")
+            if message["role"] == "user" and isinstance(content, str) and content:
+                user = content
+            elif message["role"] == "assistant" and content and not message.get("tool_calls"):
+                pairs.append(f"User: {_clip(user or '', 300)}\nYou: {_clip(content, 300)}")
+        if not pairs:
+            return []
+        return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
+
+    async def _gather(self) -> None:
+        workspace = self.host.workspace
+        gathered = await asyncio.to_thread(gather, workspace, self.task)
+        self.context = gathered.text
+        shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
+        self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
+                                 f"({gathered.files} files){shown}"))
+        self.checks = task_commands(self.task)
+        if self.checks:
+            await self._run_check(self.checks[0], "the command the task names")
+
+    async def _recheck(self) -> None:
+        if self.checks:
+            await self._run_check(self.checks[0], "after the change")
+
+    async def _run_check(self, command: str, why: str) -> None:
+        ok, output = await self._call("bash", {"command": command})
+        passed = ok and self._last_exit == 0
+        note = ("It passes now. If every part of the task is done, answer."
+                if passed else "")
+        trace = "" if passed else await self._trace(output)
+        self._note("\n".join(part for part in (
+            f"Ran `{command}` ({why}): {'passed' if passed else 'failed'}",
+            _clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
+
+    async def _trace(self, output: str) -> str:
+        return await asyncio.to_thread(trace_excerpts, self.host.workspace, output)
+
+    async def _apply(self, number: int, step: Step) -> bool:
+        args, problem = step.args, None
+        if step.action == "read":
+            tool, call_args = self._read_call(args)
+        elif step.action == "run":
+            tool, call_args = "bash", {"command": args["command"]}
+        elif step.action == "write":
+            tool, call_args = "write_file", {"path": args["path"], "content": args["content"]}
+        else:
+            tool, call_args, problem = "edit_file", *self._locate(args)
+        ok, output = await self._call(tool, call_args)
+        heading = f"Step {number}: {_describe(step)}"
+        if not ok and problem:
+            output = f"{problem}\n{output}"
+        if step.action == "run":
+            heading += f": exit code {self._last_exit}"
+        elif not ok:
+            heading += ": failed"
+        self._note(f"{heading}\n{_clip_result(_NUMBERED.sub('', output))}")
+        return ok
+
+    def _read_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        try:
+            path = resolve_in_workspace(args["path"], self.host.workspace)
+        except (ToolError, ValueError, OSError):
+            path = None
+        if path is not None and path.is_dir():
+            return "list_dir", {"path": args["path"]}
+        line = args.get("line")
+        offset = line if isinstance(line, int) and line > 1 else 1
+        return "read_file", {"path": args["path"], "offset": offset, "limit": READ_LINES}
+
+    def _locate(self, args: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+        """The edit_file call for an edit step, and why the model's search text could not
+        be placed (the call then goes as written: the tool refuses it, in the timeline)."""
+        call = {"path": args["path"], "old_string": args["search"], "new_string": args["replace"]}
+        try:
+            path = resolve_in_workspace(args["path"], self.host.workspace)
+            located = locate(path.read_text(encoding="utf-8"), args["search"], args["replace"])
+        except (ToolError, ValueError, OSError):
+            return call, None  # the tool says what is wrong with the path
+        except NotLocated as exc:
+            return call, str(exc)
+        call.update(old_string=located.old, new_string=located.new)
+        if located.replace_all:
+            call["replace_all"] = True
+        return call, None
+
+    async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
+        """Run one tool call the way the free loop does; (ok, what the model reads)."""
+        call_id = f"step_{secrets.token_hex(6)}"
+        call = {"id": call_id, "type": "function",
+                "function": {"name": tool, "arguments": json.dumps(args)}}
+        self.emit(ev.AssistantMessage(text="", tool_calls=[call]))
+        await self._run_calls([call])
+        result = self._results.get(call_id)
+        if result is None:
+            return False, "no result"
+        self._last_exit = result.exit_code
+        return result.status == "ok", result.output
+
+    _last_exit: int | None = None
+
+
+def _describe(step: Step) -> str:
+    args = step.args
+    if step.action == "run":
+        return f"ran `{args['command']}`"
+    if step.action == "read":
+        return f"read {args['path']}" + (f" from line {args['line']}" if args.get("line") else "")
+    return f"{step.action} {args['path']}"
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _clip_result(text: str) -> str:
+    """A result as the model reads it in the step log: its start and its end."""
+    if len(text) <= RESULT_HEAD_CHARS + RESULT_TAIL_CHARS:
+        return text
+    cut = len(text) - RESULT_HEAD_CHARS - RESULT_TAIL_CHARS
+    return f"{text[:RESULT_HEAD_CHARS]}\n[... {cut} characters left out ...]\n{text[-RESULT_TAIL_CHARS:]}"
