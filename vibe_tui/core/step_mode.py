@@ -339,9 +339,14 @@ class StepLoop(AgentLoop):
         call = {"path": args["path"], "old_string": args["search"], "new_string": args["replace"]}
         try:
             path = resolve_in_workspace(args["path"], self.host.workspace)
-            located = locate(path.read_text(encoding="utf-8"), args["search"], args["replace"])
+            mtime_ns = path.stat().st_mtime_ns
+            content = path.read_text(encoding="utf-8")
         except (ToolError, ValueError, OSError):
             return call, None  # the tool says what is wrong with the path
+        # The harness read the file to place the edit: the tool's read-first rule is met.
+        self.scope.tool_context.read_files[path] = mtime_ns
+        try:
+            located = locate(content, args["search"], args["replace"])
         except NotLocated as exc:
             return call, str(exc)
         call.update(old_string=located.old, new_string=located.new)

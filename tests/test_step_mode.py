@@ -1,0 +1,168 @@
+"""Small-model steps through the session: a real fake-model server, real files and
+processes; the model's replies are the JSON steps llama.cpp's grammar would hold it to."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from engine_helpers import make_session, of_type, run_turn
+
+from vibe_tui.core import events as ev
+from vibe_tui.core.step_mode import ANSWER_FORMAT, STEP_FORMAT
+from vibe_tui.testing.script import text
+
+
+def step(**fields) -> object:
+    return text(json.dumps(fields))
+
+
+def user_text(request: dict) -> str:
+    return request["messages"][-1]["content"]
+
+
+def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    (tmp_path / "README.md").write_text("# Demo\n")
+    fake_llm.push(step(action="answer", text="README.md and app.py"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, "Which port does app.py use?"))
+
+    assert end.state == "completed"
+    assert of_type(session, ev.AssistantMessage)[-1].text == "README.md and app.py"
+    [request] = fake_llm.requests
+    assert "tools" not in request
+    assert request["response_format"] == STEP_FORMAT
+    assert request["messages"][0]["content"].startswith("You are vibe-tui")
+    assert "All the files of the repository (2): README.md, app.py" in user_text(request)
+    assert "PORT = 8080" in user_text(request)  # the named file, whole
+    # The answer streamed as words, not as the JSON around them.
+    streamed = "".join(e.text for e in of_type(session, ev.TextDelta))
+    assert streamed == "README.md and app.py"
+
+
+def test_capable_models_keep_the_free_tool_loop(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(text("hello"))
+    session = make_session(fake_llm, tmp_path)
+
+    asyncio.run(run_turn(session, "hi"))
+
+    [request] = fake_llm.requests
+    assert "response_format" not in request
+    assert request["tools"]
+
+
+def test_an_edit_is_placed_applied_and_checked_then_answered(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
+    (tmp_path / "check.py").write_text(
+        "import calc, sys\nsys.exit(0 if calc.double(2) == 4 else 1)\n")
+    fake_llm.push(
+        # Copied without the indentation: the harness finds the line all the same.
+        step(action="edit", path="calc.py", search="return x + x + 1", replace="return x + x"),
+        step(action="answer", text="Fixed double in calc.py; check.py passes."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
+                           allow=["Bash(python3 check.py)"], sandbox="off")
+
+    end = asyncio.run(run_turn(session, "double is wrong: run `python3 check.py` and fix calc.py."))
+
+    assert end.state == "completed", end.message
+    assert (tmp_path / "calc.py").read_text() == "def double(x):\n    return x + x\n"
+    calls = [(c.tool, c.args.get("command")) for c in of_type(session, ev.ToolCall)]
+    assert calls == [("bash", "python3 check.py"), ("edit_file", None),
+                     ("bash", "python3 check.py")]
+    results = of_type(session, ev.ToolResult)
+    assert [r.exit_code for r in results if r.tool == "bash"] == [1, 0]
+    first, second = fake_llm.requests
+    assert "Ran `python3 check.py` (the command the task names): failed" in user_text(first)
+    assert "--- calc.py" in user_text(first)  # the code the failure points to, or named
+    assert "Ran `python3 check.py` (after the change): passed" in user_text(second)
+    # Every step is also an ordinary call in the history: a resumed or switched model
+    # reads a valid conversation.
+    roles = [m["role"] for m in session.messages]
+    assert roles.count("tool") == 3
+
+
+def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\n")
+    fake_llm.push(
+        step(action="edit", path="a.py", search="Y = 2", replace="Y = 3"),
+        text("{not json"),
+        step(action="answer", text="I could not find Y."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
+
+    end = asyncio.run(run_turn(session, "change Y"))
+
+    assert end.state == "completed"
+    assert (tmp_path / "a.py").read_text() == "X = 1\n"
+    [edit] = [r for r in of_type(session, ev.ToolResult) if r.tool == "edit_file"]
+    assert edit.status == "error"
+    second, third = fake_llm.requests[1:]
+    assert "search is not in the file" in user_text(second)
+    assert "Your reply was not a step: not valid JSON" in user_text(third)
+
+
+def test_the_last_step_must_be_an_answer(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\n")
+    fake_llm.push(
+        step(action="read", path="a.py"),
+        step(action="read", path="a.py", line=1),
+        step(action="answer", text="X is 1."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True, max_steps=3)
+
+    end = asyncio.run(run_turn(session, "what is X?"))
+
+    assert end.state == "completed"
+    formats = [r["response_format"] for r in fake_llm.requests]
+    assert formats == [STEP_FORMAT, STEP_FORMAT, ANSWER_FORMAT]
+    assert "Now answer the user in words" in user_text(fake_llm.requests[-1])
+
+
+def test_a_repeated_step_is_not_run_again(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\n")
+    fake_llm.push(
+        step(action="read", path="a.py"),
+        step(action="read", path="a.py"),
+        step(action="answer", text="X is 1."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "what is X?"))
+
+    assert [c.tool for c in of_type(session, ev.ToolCall)] == ["read_file"]
+    assert "Step 2 repeats step 1" in user_text(fake_llm.requests[-1])
+
+
+def test_a_denied_command_is_reported_to_the_model(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(
+        step(action="run", command="rm -rf build"),
+        step(action="answer", text="I was not allowed to delete build."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True, deny=["Bash(rm:*)"])
+
+    end = asyncio.run(run_turn(session, "clean up"))
+
+    assert end.state == "completed"
+    [result] = of_type(session, ev.ToolResult)
+    assert result.status == "denied"
+    assert "Step 1: ran `rm -rf build`" in user_text(fake_llm.requests[-1])
+
+
+def test_a_second_turn_sees_the_first_in_brief(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="It is 8080."),
+                  step(action="answer", text="In app.py."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    async def two_turns() -> None:
+        await run_turn(session, "which port?")
+        await run_turn(session, "where is it set?")
+
+    asyncio.run(two_turns())
+
+    second = user_text(fake_llm.requests[-1])
+    assert "Earlier in this conversation:\nUser: which port?\nYou: It is 8080." in second
+    assert second.startswith("Task: where is it set?")
