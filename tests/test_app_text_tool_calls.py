@@ -27,7 +27,7 @@ async def test_a_call_in_qwen_tags_runs_and_the_turn_goes_on(fake_llm, tmp_path)
     (tmp_path / "a.txt").write_text("the secret is 42\n")
     fake_llm.push(text('<tool_call>\n{"name": "read_file", "arguments": "{\\"path\\": '
                        '\\"a.txt\\"}"}\n</tool_call>'), text("It is 42."))
-    app = make_app(fake_llm, tmp_path, local_model=True, repo_map_auto=False)
+    app = make_app(fake_llm, tmp_path, local_model=True, small_model=False, repo_map_auto=False)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "what is the secret?")
         await wait_turns_ended(pilot, app.session)
@@ -40,7 +40,7 @@ async def test_a_call_in_qwen_tags_runs_and_the_turn_goes_on(fake_llm, tmp_path)
 async def test_a_call_to_no_tool_is_shown_as_text_with_a_note(fake_llm, tmp_path):
     written = '{"name": "open_file", "parameters": {"path": "a.txt"}}'
     fake_llm.push(text(written))
-    app = make_app(fake_llm, tmp_path, local_model=True, repo_map_auto=False)
+    app = make_app(fake_llm, tmp_path, local_model=True, small_model=False, repo_map_auto=False)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "open a.txt")
         await wait_turns_ended(pilot, app.session)

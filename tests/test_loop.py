@@ -162,7 +162,7 @@ async def test_a_call_written_as_text_when_words_were_asked_for_is_not_run(fake_
     read = tool_calls(tool_call("read_file", {"path": "a.txt"}))
     written = '```tool_call\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```'
     fake_llm.push(read, read, read, text(written), text("It says alpha."))
-    session = make_session(fake_llm, tmp_path, local_model=True)
+    session = make_session(fake_llm, tmp_path, local_model=True, small_model=False)
     end = await run_turn(session, "what does a.txt say?")
     assert len(of_type(session, ev.ToolResult)) == 3  # the fourth read never ran
     assert fake_llm.requests[3]["tool_choice"] == "none"

@@ -134,3 +134,21 @@ async def test_headless_draws_the_start_on_stderr_from_the_events(fake_llm, tmp_
     err = io.StringIO()
     assert await start_model(configured, err) is None and err.getvalue() == ""
     await configured.close()
+
+
+async def test_the_step_prompt_is_read_ahead_once_the_model_is_ready(fake_llm, tmp_path):
+    fake_llm.push(text("{"), text('{"action": "answer", "text": "four"}'))
+    session = unconfigured_session(tmp_path, fake_llm)
+    assert await session.start_model()
+    await session.model_runtime.warmed
+    [warm] = fake_llm.requests
+    assert warm["max_tokens"] == 1
+    assert [m["role"] for m in warm["messages"]] == ["system", "user"]
+    session.send("what is 2+2?")
+    await session.wait_idle()
+    question = fake_llm.requests[1]
+    # The same fixed start: llama.cpp reuses what it read ahead.
+    assert question["messages"][0] == warm["messages"][0]
+    assert question["messages"][1]["content"].startswith(warm["messages"][1]["content"])
+    assert of_type(session, ev.AssistantMessage)[-1].text == "four"
+    await session.close()

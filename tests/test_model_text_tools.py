@@ -79,7 +79,7 @@ async def test_a_session_on_the_local_model_runs_a_call_written_as_text(fake_llm
     (tmp_path / "a.txt").write_text("the secret is 42\n")
     written = 'Let me look.\n```json\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n```'
     fake_llm.push(text(written), text("It is 42."))
-    session = make_session(fake_llm, tmp_path, local_model=True)
+    session = make_session(fake_llm, tmp_path, local_model=True, small_model=False)
     ended = await run_turn(session, "what is the secret?")
     assert ended.state == "completed"
     calls = of_type(session, ev.ToolCall)

@@ -294,11 +294,11 @@ async def test_the_embedded_model_gets_a_map_unless_the_user_turned_it_off(
 
     (tmp_path / "billing.py").write_text("def compute_invoice(order):\n    return 1\n")
     fake_llm.push(text("ok"), text("ok"))
-    local = make_session(fake_llm, tmp_path, local_model=True, context_window=8192)
+    local = make_session(fake_llm, tmp_path, local_model=True, small_model=False, context_window=8192)
     await run_turn(local, "where is the invoice computed?")
     assert "def compute_invoice" in fake_llm.requests[0]["messages"][1]["content"]
     await local.close()
-    turned_off = make_session(fake_llm, tmp_path, local_model=True, repo_map_auto=False)
+    turned_off = make_session(fake_llm, tmp_path, local_model=True, small_model=False, repo_map_auto=False)
     await run_turn(turned_off, "hello")
     assert fake_llm.requests[1]["messages"][1] == {"role": "user", "content": "hello"}
     await turned_off.close()

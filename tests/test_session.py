@@ -281,7 +281,7 @@ async def test_the_local_model_works_without_helpers_unless_asked(fake_llm, tmp_
     await run_turn(session, "hello")
     listed = [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
     assert "task" in listed and "the task tool" in fake_llm.requests[0]["messages"][0]["content"]
-    session.configure(local_model=True)
+    session.configure(local_model=True, small_model=False)
     await run_turn(session, "hello")
     listed = [t["function"]["name"] for t in fake_llm.requests[1]["tools"]]
     assert "task" not in listed and "read_file" in listed

@@ -77,10 +77,15 @@ class ModelRuntime:
     again for each model the settings screen switches to); stopped by ``close``."""
 
     def __init__(self, emit: Callable[[ev.Event], object], configure: Callable[..., None],
-                 send: Callable[[str], object]) -> None:
+                 send: Callable[[str], object],
+                 warm: Callable[[], Awaitable[None]] | None = None) -> None:
         self._emit = emit
         self._configure = configure
         self._send = send
+        # Run once the model is ready and nothing waits for it: the fixed prompt is read
+        # ahead while the user types.
+        self._warm = warm
+        self.warmed: asyncio.Task[None] | None = None
         # How a server starts; tests put a fake one here.
         self.start_server: StartServer = start_llama_server
         self.server: LocalServer | None = None  # once one is running
@@ -123,6 +128,8 @@ class ModelRuntime:
                         **local_model_settings())
         self._emit(ev.ModelReady(model=model, cause="unconfigured"))
         self.starting, held, self._held = False, self._held, []
+        if self._warm is not None and not held:
+            self.warmed = asyncio.get_running_loop().create_task(self._warm(), name="warm")
         for text in held:  # the first starts a turn, the others steer it
             self._send(text)
         return True
@@ -158,9 +165,10 @@ class ModelRuntime:
         """Stop a start still under way and the server: the session is closing."""
         boot, self._boot = self._boot, None
         self.starting = False
-        if boot is not None and not boot.done():
-            boot.cancel()
-            await asyncio.gather(boot, return_exceptions=True)
+        for task in (boot, self.warmed):
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         server, self.server = self.server, None
         if server is not None:
             await server.stop()

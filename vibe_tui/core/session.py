@@ -29,7 +29,7 @@ from vibe_tui.core.checkpoints import Checkpoints, RewindStep
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
-from vibe_tui.core.step_mode import turn_loop
+from vibe_tui.core.step_mode import turn_loop, warm_prefix
 from vibe_tui.core.resume import closing_events
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
@@ -88,7 +88,8 @@ class Session:
         # What the agent's edits changed since the session started (/diff, reverts).
         self.changes = ChangeRecord(self.workspace)
         # The local model when no other is configured (start_model); stopped by close().
-        self.model_runtime = ModelRuntime(self.emit, self.configure, self.send)
+        self.model_runtime = ModelRuntime(self.emit, self.configure, self.send, warm=lambda:
+                                          warm_prefix(self.config, self.model_settings()))
         self.memory = MemoryWatch(self.workspace, self.tool_context.cwd, self.emit)
         self.attachments = Attachments(self.tool_context, self.decide)  # @files, !output
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)

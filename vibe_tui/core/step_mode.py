@@ -19,22 +19,26 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
+from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.loop import AgentLoop
-from vibe_tui.core.model import ModelSettings
+from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.step_context import gather, task_commands, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
+
+log = logging.getLogger(__name__)
 
 STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
 FAILED_EDITS_LIMIT = 3
@@ -114,6 +118,11 @@ class AnswerStream:
 
     def feed(self, chunk: str) -> str:
         self.raw += chunk
+        if self.raw.strip() and not self.raw.lstrip().startswith("{"):
+            # Words, not a step (a server that does not hold the model to the schema):
+            # they are the answer, shown as they come.
+            new, self.sent = self.raw[len(self.sent):], self.raw
+            return new
         if not re.match(r'\s*\{\s*"action"\s*:\s*"answer"', self.raw):
             return ""
         found = re.search(r'"text"\s*:\s*"', self.raw)
@@ -152,6 +161,24 @@ def _json_string_prefix(raw: str) -> str:
         out.append(escapes.get(code, code))
         index += 2
     return "".join(out)
+
+
+async def warm_prefix(config: Config, settings: ModelSettings) -> None:
+    """Have the model read the fixed start of every step request (the prompt) while the
+    user types: llama.cpp keeps it in its prompt cache, and the first step reads only the
+    task. The first request also pages the weights in. A failure costs nothing but time."""
+    if not config.step_mode or not settings.model:
+        return
+    messages = [{"role": "system", "content": STEP_PROMPT},
+                {"role": "user", "content": "Task: "}]
+    try:
+        await stream_completion(replace(settings, max_tokens=1), messages, [], _ignore)
+    except ModelError as error:
+        log.info("the prompt was not read ahead: %s", error.message)
+
+
+def _ignore(_: str) -> None:
+    pass
 
 
 def turn_loop(host: LoopHost, turn_id: int, scope: Scope) -> AgentLoop:

@@ -1,0 +1,126 @@
+"""The parts of small-model steps: reading a step, streaming an answer, placing an edit,
+gathering context from real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vibe_tui.core.step_context import gather, task_commands, task_terms, trace_excerpts
+from vibe_tui.core.step_edits import NotLocated, locate
+from vibe_tui.core.step_mode import AnswerStream, Step, parse_step
+
+
+def test_a_step_is_read_from_json_and_checked() -> None:
+    assert parse_step('{"action": "run", "command": "ls"}') == Step("run", {"command": "ls"})
+    assert parse_step('noise {"action": "read", "path": "a.py", "line": 3} tail') == \
+        Step("read", {"path": "a.py", "line": 3})
+    assert parse_step('{"action": "edit", "path": "a.py"}') == \
+        "the edit step lacks search, replace"
+    assert parse_step('{"action": "delete"}').startswith("no known action")
+    assert parse_step('{"action": ').startswith("not valid JSON")
+    assert parse_step("") == "an empty reply"
+
+
+def test_plain_words_are_an_answer() -> None:
+    assert parse_step("The port is 8080.") == Step("answer", {"text": "The port is 8080."})
+
+
+def test_the_answer_streams_as_words_whatever_the_chunking() -> None:
+    answer = 'It is "8080"\nin app.py \u00e9'
+    raw = json.dumps({"action": "answer", "text": answer})
+    for size in (1, 2, 3, 7):
+        stream = AnswerStream()
+        shown = "".join(stream.feed(raw[i:i + size]) for i in range(0, len(raw), size))
+        assert shown == answer
+
+
+def test_other_steps_stream_nothing() -> None:
+    stream = AnswerStream()
+    assert stream.feed('{"action": "run", "command": "echo hi"}') == ""
+
+
+def test_an_exact_search_is_used_as_it_is() -> None:
+    located = locate("a = 1\nb = 2\n", "b = 2", "b = 3")
+    assert (located.old, located.new, located.replace_all) == ("b = 2", "b = 3", False)
+
+
+def test_a_search_with_the_wrong_indentation_is_placed_and_reindented() -> None:
+    content = "def f():\n    if x:\n        return 1\n    return 2\n"
+    located = locate(content, "if x:\n    return 1", "if x:\n    return 10")
+    assert located.old == "    if x:\n        return 1"
+    assert located.new == "    if x:\n        return 10"
+    assert located.note
+
+
+def test_a_one_line_search_found_many_times_replaces_every_one() -> None:
+    located = locate("calc_area(1)\ncalc_area(2)\n", "calc_area", "compute_area")
+    assert located.replace_all
+
+
+def test_searches_that_cannot_be_placed_say_why() -> None:
+    with pytest.raises(NotLocated, match="not in the file"):
+        locate("a = 1\n", "b = 2", "b = 3")
+    with pytest.raises(NotLocated, match="occurs 2 times"):
+        locate("x\ny\nx\ny\n", "x\ny", "z")
+    with pytest.raises(NotLocated, match="empty"):
+        locate("a\n", "  \n", "b")
+
+
+def test_the_commands_a_task_names_are_found() -> None:
+    task = "Run `python -m pytest` then `bash tests/t.sh`; see `config.py` and `python -m pytest`."
+    assert task_commands(task) == ["python -m pytest", "bash tests/t.sh"]
+
+
+def test_task_terms_leave_out_common_words() -> None:
+    assert task_terms("Which port does the server use in production?") == \
+        ["port", "server", "production"]
+
+
+def test_gather_lists_files_and_shows_what_the_task_points_to(tmp_path: Path) -> None:
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "prod.toml").write_text("[server]\nport = 8443\n")
+    (tmp_path / "app.py").write_text("\n".join(f"x{i} = {i}" for i in range(100)) + "\n")
+    (tmp_path / "blob.bin").write_bytes(b"\0port\0")
+
+    gathered = gather(tmp_path, "Which port does the server use in production?")
+
+    assert gathered.files == 3
+    assert gathered.text.startswith("All the files of the repository (3): app.py, blob.bin, config/prod.toml")
+    assert "--- config/prod.toml (lines 1-2 of 2)\n[server]\nport = 8443" in gathered.text
+    assert gathered.shown == ["config/prod.toml"]
+
+
+def test_a_long_file_is_shown_around_its_matches(tmp_path: Path) -> None:
+    lines = [f"line {i}" for i in range(1, 301)]
+    lines[149] = "def late_fee(days):"
+    (tmp_path / "billing.py").write_text("\n".join(lines) + "\n")
+
+    text = gather(tmp_path, "fix late_fee").text
+
+    assert "--- billing.py (lines 147-153 of 300)" in text
+    assert "def late_fee(days):" in text
+    assert "line 1\n" not in text
+
+
+def test_a_traceback_points_to_the_code_under_test_first(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "shop" / "cart.py").write_text("def total():\n    return 1 / 0\n")
+    (tmp_path / "tests" / "test_cart.py").write_text("from shop.cart import total\n\ntotal()\n")
+    output = (f'  File "{tmp_path}/tests/test_cart.py", line 3, in <module>\n'
+              '  File "shop/cart.py", line 2, in total\nZeroDivisionError\n'
+              "/etc/passwd:1: not ours\n")
+
+    text = trace_excerpts(tmp_path, output)
+
+    assert text.index("--- shop/cart.py") < text.index("--- tests/test_cart.py")
+    assert "return 1 / 0" in text
+    assert "passwd" not in text
+
+
+def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
+    stream = AnswerStream()
+    assert [stream.feed(part) for part in ("  Fo", "ur.")] == ["  Fo", "ur."]
