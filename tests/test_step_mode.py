@@ -166,3 +166,20 @@ def test_a_second_turn_sees_the_first_in_brief(fake_llm, tmp_path: Path) -> None
     second = user_text(fake_llm.requests[-1])
     assert "Earlier in this conversation:\nUser: which port?\nYou: It is 8080." in second
     assert second.startswith("Task: where is it set?")
+
+
+def test_a_file_shown_whole_is_not_read_again_and_can_be_rewritten(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "app.json").write_text('{"debug": false}\n')
+    fake_llm.push(
+        step(action="read", path="app.json", line=1),
+        step(action="write", path="app.json", content='{"debug": true}\n'),
+        step(action="answer", text="debug is on."),
+    )
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
+
+    end = asyncio.run(run_turn(session, "turn on debug in app.json"))
+
+    assert end.state == "completed"
+    assert [c.tool for c in of_type(session, ev.ToolCall)] == ["write_file"]
+    assert (tmp_path / "app.json").read_text() == '{"debug": true}\n'
+    assert "Step 1 repeats the start: it is above" in user_text(fake_llm.requests[1])

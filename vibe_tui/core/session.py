@@ -159,7 +159,8 @@ class Session:
                 self.emit(ev.UserMessage(text=text))
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        await turn_loop(self, turn_id, self.main_scope()).run(text, self.attachments)
+        loop = turn_loop(self, turn_id, self.main_scope(), self.model_runtime.warmed)
+        await loop.run(text, self.attachments)
 
     async def start_model(self) -> bool:
         """Boot the local model if none is configured (once); False if it failed (ModelFailed)."""

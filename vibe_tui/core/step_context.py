@@ -42,6 +42,7 @@ class Gathered:
     text: str  # what the model reads
     files: int = 0  # in the workspace
     shown: list[str] = field(default_factory=list)  # files whose lines are in ``text``
+    whole: list[str] = field(default_factory=list)  # those of them shown whole
 
 
 def task_commands(task: str) -> list[str]:
@@ -72,7 +73,7 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
     hits = _search(workspace, files, task_terms(task))
     ranked = sorted(hits, key=lambda rel: (rel not in named, -len(hits[rel][0]), rel))
     ranked = named + [rel for rel in ranked if rel not in named]
-    parts, shown = [listing], []
+    parts, shown, whole = [listing], [], []
     room = budget_chars - len(listing)
     for rel in ranked[:SHOWN_FILES_MAX]:
         lines = _lines(workspace / rel)
@@ -84,8 +85,10 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
             continue
         parts.append(block)
         shown.append(rel)
+        if f" (lines 1-{len(lines)} of {len(lines)})" in block.partition("\n")[0]:
+            whole.append(rel)
         room -= len(block)
-    return Gathered(text="\n\n".join(parts), files=len(files), shown=shown)
+    return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole)
 
 
 def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> str:

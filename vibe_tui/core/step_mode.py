@@ -85,7 +85,11 @@ class Step:
 
     @property
     def key(self) -> str:
-        return json.dumps([self.action, self.args], sort_keys=True)
+        """Steps with the same key do the same (a read from line 1 is a read)."""
+        args = self.args
+        if self.action == "read" and args.get("line") in (None, 0, 1):
+            args = {"path": args["path"]}
+        return json.dumps([self.action, args], sort_keys=True)
 
 
 def parse_step(text: str) -> Step | str:
@@ -181,14 +185,22 @@ def _ignore(_: str) -> None:
     pass
 
 
-def turn_loop(host: LoopHost, turn_id: int, scope: Scope) -> AgentLoop:
-    """The loop for a turn of the main agent: small-model steps or the free tool loop."""
-    return StepLoop(host, turn_id, scope) if host.config.step_mode else AgentLoop(host, turn_id, scope)
+def turn_loop(host: LoopHost, turn_id: int, scope: Scope,
+              warming: asyncio.Task[None] | None = None) -> AgentLoop:
+    """The loop for a turn of the main agent: small-model steps or the free tool loop.
+    ``warming``: the prompt being read ahead, which the first step waits for."""
+    if host.config.step_mode:
+        return StepLoop(host, turn_id, scope, warming)
+    return AgentLoop(host, turn_id, scope)
 
 
 class StepLoop(AgentLoop):
-    def __init__(self, host: LoopHost, turn_id: int, scope: Scope) -> None:
+    def __init__(self, host: LoopHost, turn_id: int, scope: Scope,
+                 warming: asyncio.Task[None] | None = None) -> None:
         super().__init__(host, turn_id, scope)
+        # llama.cpp keeps one prompt in its cache: a step sent while the prompt is read
+        # ahead would be undone by it, so the first waits (it would read as much itself).
+        self._warming = warming
         self.schemas = []  # the steps are the interface; no tool schemas in the request
         self.task = ""
         self.given: str | None = None
@@ -258,8 +270,10 @@ class StepLoop(AgentLoop):
                 self._format = ANSWER_FORMAT
                 continue
             if step.key in self._done:
-                self._note(f"Step {number} repeats step {self._done[step.key]}, whose result "
-                           "is above; do something else or answer.")
+                earlier = self._done[step.key]
+                where = f"step {earlier}, whose result" if earlier else "the start: it"
+                self._note(f"Step {number} repeats {where} is above; do something else "
+                           "or answer.")
                 repeats += 1
                 continue
             self._done[step.key] = number
@@ -271,6 +285,9 @@ class StepLoop(AgentLoop):
         return "limit", f"stopped after {limit} steps; send a message to continue"
 
     async def _ask(self) -> Step | str:
+        if self._warming is not None:
+            await asyncio.wait([self._warming])  # not cancelled with the turn
+            self._warming = None
         self._answer = AnswerStream()
         response = await self._call_model()
         self._streamed = []
@@ -307,9 +324,21 @@ class StepLoop(AgentLoop):
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
                                  f"({gathered.files} files){shown}"))
+        for rel in gathered.whole:
+            self._seen_whole(rel)
         self.checks = task_commands(self.task)
         if self.checks:
             await self._run_check(self.checks[0], "the command the task names")
+
+    def _seen_whole(self, rel: str) -> None:
+        """A file shown whole counts as read: for the tools' read-first rule, and a step
+        reading it again is answered from what is above."""
+        try:
+            path = resolve_in_workspace(rel, self.host.workspace)
+            self.scope.tool_context.read_files[path] = path.stat().st_mtime_ns
+        except (ToolError, ValueError, OSError):
+            return
+        self._done[Step("read", {"path": rel}).key] = 0
 
     async def _recheck(self) -> None:
         if self.checks:
