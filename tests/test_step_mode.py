@@ -168,10 +168,9 @@ def test_a_second_turn_sees_the_first_in_brief(fake_llm, tmp_path: Path) -> None
     assert second.startswith("Task: where is it set?")
 
 
-def test_a_file_shown_whole_is_not_read_again_and_can_be_rewritten(fake_llm, tmp_path: Path) -> None:
+def test_a_file_shown_whole_can_be_rewritten_without_a_read(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "app.json").write_text('{"debug": false}\n')
     fake_llm.push(
-        step(action="read", path="app.json", line=1),
         step(action="write", path="app.json", content='{"debug": true}\n'),
         step(action="answer", text="debug is on."),
     )
@@ -182,4 +181,14 @@ def test_a_file_shown_whole_is_not_read_again_and_can_be_rewritten(fake_llm, tmp
     assert end.state == "completed"
     assert [c.tool for c in of_type(session, ev.ToolCall)] == ["write_file"]
     assert (tmp_path / "app.json").read_text() == '{"debug": true}\n'
-    assert "Step 1 repeats the start: it is above" in user_text(fake_llm.requests[1])
+
+
+def test_a_repeated_step_is_sampled_again(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\n")
+    fake_llm.push(step(action="read", path="a.py"), step(action="read", path="a.py"),
+                  step(action="answer", text="X is 1."))
+    session = make_session(fake_llm, tmp_path, small_model=True, temperature=0.0)
+
+    asyncio.run(run_turn(session, "what is X?"))
+
+    assert [r["temperature"] for r in fake_llm.requests] == [0.0, 0.0, 0.7]

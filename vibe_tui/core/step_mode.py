@@ -29,7 +29,7 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history
 from vibe_tui.core.host import LoopHost
-from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
@@ -75,7 +75,7 @@ def _format(schema: dict[str, Any]) -> dict[str, Any]:
 STEP_FORMAT = _format({"anyOf": _STEPS})
 ANSWER_FORMAT = _format(_ANSWER)
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
-              "changed and how it was checked, or what is left to do.")
+              "changed and how it was checked. Say plainly what you did not do.")
 
 
 @dataclass(frozen=True)
@@ -201,6 +201,7 @@ class StepLoop(AgentLoop):
         # llama.cpp keeps one prompt in its cache: a step sent while the prompt is read
         # ahead would be undone by it, so the first waits (it would read as much itself).
         self._warming = warming
+        self._sampled = False
         self.schemas = []  # the steps are the interface; no tool schemas in the request
         self.task = ""
         self.given: str | None = None
@@ -228,7 +229,11 @@ class StepLoop(AgentLoop):
         pass
 
     def _model_settings(self) -> ModelSettings:
-        return replace(self.host.model_settings(), response_format=self._format)
+        settings = replace(self.host.model_settings(), response_format=self._format)
+        if self._sampled:
+            self._sampled = False
+            settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
+        return settings
 
     def _request_messages(self) -> list[history.Message]:
         parts = [f"Task: {self.task}", self.given, *self._earlier(), self.context]
@@ -255,7 +260,7 @@ class StepLoop(AgentLoop):
         failed_edits = repeats = 0
         for number in range(1, limit + 1):
             self._take_steering()
-            if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 2:
+            if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 3:
                 self._format = ANSWER_FORMAT
             step = await self._ask()
             if isinstance(step, str):
@@ -270,11 +275,10 @@ class StepLoop(AgentLoop):
                 self._format = ANSWER_FORMAT
                 continue
             if step.key in self._done:
-                earlier = self._done[step.key]
-                where = f"step {earlier}, whose result" if earlier else "the start: it"
-                self._note(f"Step {number} repeats {where} is above; do something else "
-                           "or answer.")
+                self._note(f"Step {number} repeats step {self._done[step.key]}, whose "
+                           "result is above; do something else or answer.")
                 repeats += 1
+                self._sampled = True  # greedy decoding would give the same step again
                 continue
             self._done[step.key] = number
             ok = await self._apply(number, step)
@@ -331,14 +335,14 @@ class StepLoop(AgentLoop):
             await self._run_check(self.checks[0], "the command the task names")
 
     def _seen_whole(self, rel: str) -> None:
-        """A file shown whole counts as read: for the tools' read-first rule, and a step
-        reading it again is answered from what is above."""
+        """A file shown whole counts as read for the tools' read-first rule. (A small
+        model often reads it again all the same: told it is above, it answered instead,
+        claiming changes it never made.)"""
         try:
             path = resolve_in_workspace(rel, self.host.workspace)
             self.scope.tool_context.read_files[path] = path.stat().st_mtime_ns
         except (ToolError, ValueError, OSError):
             return
-        self._done[Step("read", {"path": rel}).key] = 0
 
     async def _recheck(self) -> None:
         if self.checks:
