@@ -7,8 +7,16 @@ first token and the generation speed; the first request pays for the whole promp
 ones reuse llama.cpp's prompt cache for the shared prefix. With ``--session`` it also times
 one real Session turn ("create a file") in yolo mode.
 
+With ``--boot`` it times the keyless first run instead, through a Session with no model
+configured (the app's path): the model's start, then "what files are here?" in a small
+repository, asked the moment the model is ready (cold: the step prompt is still being
+read ahead), asked after the read-ahead (warm: the user typed meanwhile), and the same
+after the session and its server were closed and started again (restart). It prints the
+time to ready, to the answer's first token and to the whole answer, and whether the
+answer names every file.
+
     uv run python bench/local_model.py [--model qwen2.5-coder-1.5b] [--threads N]
-                                       [--runs 3] [--session]
+                                       [--runs 3] [--session] [--boot]
 """
 
 from __future__ import annotations
@@ -79,13 +87,75 @@ async def session_turn(server: LocalServer, api_base: str) -> dict:
             "created": created}
 
 
+BOOT_QUESTION = "What files are in this repository? List them."
+BOOT_FILES = {"app.py": "PORT = 8080\n", "README.md": "# Demo\n", "run.sh": "python app.py\n"}
+
+
+async def boot_case(workspace: Path, wait_for_read_ahead: bool) -> dict:
+    """One keyless start and one question; the Session starts and stops its own server."""
+    session = Session(Config(), workspace, persist=False)
+    started = time.perf_counter()
+    if not await session.start_model():
+        raise SystemExit(f"the local model did not start: {of_type(session, ev.ModelFailed)}")
+    ready = time.perf_counter() - started
+    if wait_for_read_ahead and session.model_runtime.warmed is not None:
+        await session.model_runtime.warmed
+    asked = time.perf_counter()
+    first = None
+    events = session.events(after=session.event_log[-1].id)
+    session.send(BOOT_QUESTION)
+    async for event in events:
+        if isinstance(event, ev.TextDelta) and first is None:
+            first = time.perf_counter() - asked
+        if isinstance(event, ev.TurnEnded):
+            break
+    answer_s = time.perf_counter() - asked
+    answers = of_type(session, ev.AssistantMessage)
+    text = answers[-1].text if answers else ""
+    await session.close()
+    return {"ready": ready, "first_token": first, "answer": answer_s, "state": event.state,
+            "correct": all(name in text for name in BOOT_FILES)}
+
+
+def of_type(session: Session, kind: type) -> list:
+    return [event for event in session.event_log if isinstance(event, kind)]
+
+
+async def boot(args: argparse.Namespace) -> int:
+    os.environ["VIBE_TUI_LOCAL_MODEL"] = args.model
+    if args.threads:
+        os.environ["VIBE_TUI_LOCAL_THREADS"] = str(args.threads)
+    await ensure_weights(args.model, stderr_progress(LOCAL_MODELS[args.model].title))
+    await preload()
+    print(f"{args.model}, keyless first run: \"{BOOT_QUESTION}\" in a {len(BOOT_FILES)}-file "
+          "repository")
+    print("| case | model ready | first answer token | answer | correct |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder)
+        for name, content in BOOT_FILES.items():
+            (workspace / name).write_text(content)
+        for label, wait in (("cold: asked at once", False), ("warm: asked after the read-ahead", True),
+                            ("restart: closed, started again, warm", True)):
+            result = await boot_case(workspace, wait)
+            first = result["first_token"]
+            print(f"| {label} | {result['ready']:.1f} s | "
+                  f"{'-' if first is None else f'{first:.1f} s'} | {result['answer']:.1f} s "
+                  f"({result['state']}) | {'yes' if result['correct'] else 'no'} |")
+    return 0
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL, choices=LOCAL_MODELS)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--session", action="store_true", help="also time one Session turn")
+    parser.add_argument("--boot", action="store_true",
+                        help="time the keyless first run through a Session instead")
     args = parser.parse_args()
+    if args.boot:
+        return await boot(args)
 
     weights = await ensure_weights(args.model, stderr_progress(LOCAL_MODELS[args.model].title))
     await preload()

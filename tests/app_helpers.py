@@ -15,6 +15,7 @@ from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
+from vibe_tui.widgets.conversation import Entry
 
 SIZE = (120, 40)
 
@@ -100,3 +101,8 @@ def tool_messages(request: dict) -> list[dict]:
 
 def user_texts(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+def entries(app, classes: str) -> list[str]:
+    """The text of the conversation's plain entries with ``classes`` (``.-notice``)."""
+    return [str(entry.content) for entry in app.conversation.query(Entry).filter(classes)]

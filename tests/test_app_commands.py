@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_helpers import (  # noqa: F401 - fixtures
     SIZE,
+    entries,
     events_of,
     litellm_loaded,
     make_app,
@@ -14,12 +15,7 @@ from app_helpers import (  # noqa: F401 - fixtures
 )
 from vibe_tui.core import events as ev
 from vibe_tui.testing.script import text
-from vibe_tui.widgets.conversation import Entry
 from vibe_tui.widgets.prompt_input import CompletionList
-
-
-def entries(app, classes: str) -> list[str]:
-    return [str(e.content) for e in app.conversation.query(Entry).filter(classes)]
 
 
 def completions(app) -> list[str]:

@@ -6,6 +6,7 @@ import asyncio
 
 from app_helpers import (  # noqa: F401 - fixtures
     SIZE,
+    entries,
     litellm_loaded,
     make_app,
     no_key_grace,
@@ -20,17 +21,12 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core.session import Session
 from vibe_tui.testing.script import error, text, tool_call, tool_calls
 from vibe_tui.widgets.answer import AnswerView, EscapeCarry
-from vibe_tui.widgets.conversation import Entry
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
 
 
 def answers(app) -> list[AnswerView]:
     return list(app.conversation.query(AnswerView))
-
-
-def entries(app, classes: str) -> list[str]:
-    return [str(entry.content) for entry in app.conversation.query(Entry).filter(classes)]
 
 
 async def test_streamed_answer_appears_as_markdown(fake_llm, tmp_path):

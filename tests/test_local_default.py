@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from app_helpers import submit, wait_for
+from app_helpers import entries, submit, wait_for
 from engine_helpers import of_type
 from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
@@ -84,3 +84,26 @@ async def test_headless_mode_uses_the_local_model_when_nothing_is_configured(tmp
     assert code == 0, err.getvalue()
     assert out.getvalue().strip()
     assert not server.running
+
+
+async def test_a_first_run_shows_the_start_and_answers_what_files_are_here(tmp_path):
+    """The keyless first run as a new user meets it: the model's start in the status bar,
+    the steps' note, then an answer naming the repository's files."""
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    (tmp_path / "README.md").write_text("# Demo\n")
+    session = Session(Config(model_timeout_s=240), tmp_path)
+    app = VibeApp(session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.status_bar.model == "local model: loading",
+                       timeout=60, what="the start in the status bar")
+        await wait_for(pilot, lambda: session.model.startswith("openai/"), timeout=300,
+                       what="the local model to be ready")
+        await submit(pilot, "What files are in this repository?")
+        await wait_for(pilot, lambda: of_type(session, ev.TurnEnded), timeout=400,
+                       what="the answer")
+        assert of_type(session, ev.TurnEnded)[0].state == "completed"
+        assert any("small-model steps: gathered the file list (2 files)" in text
+                   for text in entries(app, ".-notice"))
+        answer = of_type(session, ev.AssistantMessage)[-1].text
+        assert "app.py" in answer or "README.md" in answer, answer
+        await app.action_quit()

@@ -70,6 +70,7 @@ def test_an_edit_is_placed_applied_and_checked_then_answered(fake_llm, tmp_path:
 
     assert end.state == "completed", end.message
     assert (tmp_path / "calc.py").read_text() == "def double(x):\n    return x + x\n"
+    assert "small-model steps: changed: calc.py" in [n.text for n in of_type(session, ev.Notice)]
     calls = [(c.tool, c.args.get("command")) for c in of_type(session, ev.ToolCall)]
     assert calls == [("bash", "python3 check.py"), ("edit_file", None),
                      ("bash", "python3 check.py")]
@@ -102,6 +103,8 @@ def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: P
     assert edit.status == "error"
     second, third = fake_llm.requests[1:]
     assert "search is not in the file" in user_text(second)
+    notes = [n.text for n in of_type(session, ev.Notice)]
+    assert "small-model steps: no file was changed (1 of 1 changes did not apply)" in notes
     assert "Your reply was not a step: not valid JSON" in user_text(third)
 
 

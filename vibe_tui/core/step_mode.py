@@ -212,6 +212,7 @@ class StepLoop(AgentLoop):
         self._answer = AnswerStream()
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
+        self._outcomes: list[tuple[Step, bool]] = []
 
     def emit(self, event):
         event = super().emit(event)
@@ -270,6 +271,7 @@ class StepLoop(AgentLoop):
                 self.emit(ev.AssistantMessage(text=step.args["text"]))
                 self.final_text = step.args["text"]
                 if self.final_text.strip():
+                    self._report()
                     return "completed", None
                 self._note("The answer was empty: say what you found or did.")
                 self._format = ANSWER_FORMAT
@@ -282,6 +284,7 @@ class StepLoop(AgentLoop):
                 continue
             self._done[step.key] = number
             ok = await self._apply(number, step)
+            self._outcomes.append((step, ok))
             if step.action in ("edit", "write"):
                 failed_edits = 0 if ok else failed_edits + 1
                 if ok:
@@ -298,6 +301,20 @@ class StepLoop(AgentLoop):
         self._record_usage(response, self.host.model)
         self._report_context(response)
         return parse_step(response.text)
+
+    def _report(self) -> None:
+        """What the steps did, beside the model's account of it: a small model's answer
+        can claim a change that never landed."""
+        changes = [(step.args["path"], ok) for step, ok in self._outcomes
+                   if step.action in ("edit", "write")]
+        if not changes:
+            return
+        changed = list(dict.fromkeys(path for path, ok in changes if ok))
+        failed = sum(1 for _, ok in changes if not ok)
+        text = f"changed: {', '.join(changed)}" if changed else "no file was changed"
+        if failed:
+            text += f" ({failed} of {len(changes)} changes did not apply)"
+        self.emit(ev.Notice(text=f"small-model steps: {text}"))
 
     def _take_steering(self) -> None:
         for text in self.host.take_steering():
