@@ -18,8 +18,9 @@ from app_helpers import (  # noqa: F401 - fixtures
 from engine_helpers import fake_local_start
 from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
+from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
-from vibe_tui.testing.script import error, text, tool_call, tool_calls
+from vibe_tui.testing.script import error, hold, text, tool_call, tool_calls
 from vibe_tui.widgets.answer import AnswerView, EscapeCarry
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
@@ -147,3 +148,17 @@ async def test_a_local_model_that_fails_to_start_says_what_was_not_sent(fake_llm
         assert "not sent, for want of a model (↑ brings it back): fix the bug and 1 more" in (
             entries(app, ".-notice"))
         assert app.status_bar.model == "" and "no model" in screen_text(app)
+
+
+async def test_the_status_bar_says_the_local_model_is_reading_the_prompt(fake_llm, tmp_path):
+    fake_llm.push(hold(text('{"action": "answer", "text": "hi"}')))
+    app = make_app(fake_llm, tmp_path, local_model=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_for(pilot, lambda: app.session.running, what="the turn")
+        app.status_bar.show_event(ev.PromptProgress(done=40, total=1000))
+        await pilot.pause()
+        assert "● reading the prompt: 4% of 1,000 tokens" in screen_text(app)
+        fake_llm.release()
+        await wait_turns_ended(pilot, app.session)
+        assert "reading the prompt" not in screen_text(app)

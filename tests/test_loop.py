@@ -348,7 +348,7 @@ def test_calls_sent_without_ids_get_ids_unique_across_responses():
     views and the history mix up calls of different steps."""
     from types import SimpleNamespace
 
-    from vibe_tui.core.model import _ToolCallAssembler
+    from vibe_tui.core.model_chunks import ToolCallAssembler as _ToolCallAssembler
 
     def response_ids() -> list[str]:
         assembler = _ToolCallAssembler()

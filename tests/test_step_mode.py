@@ -195,3 +195,38 @@ def test_a_repeated_step_is_sampled_again(fake_llm, tmp_path: Path) -> None:
     asyncio.run(run_turn(session, "what is X?"))
 
     assert [r["temperature"] for r in fake_llm.requests] == [0.0, 0.0, 0.7]
+
+
+def test_a_question_that_must_change_nothing_is_offered_no_edit_step(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="8443"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "Which port? Do not change any file."))
+
+    schema = fake_llm.requests[0]["response_format"]["json_schema"]["schema"]
+    actions = [s["properties"]["action"]["const"] for s in schema["anyOf"]]
+    assert actions == ["answer", "read", "run"]
+
+
+def test_the_local_model_reports_how_far_it_has_read(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="hi"))
+    session = make_session(fake_llm, tmp_path, local_model=True)
+
+    asyncio.run(run_turn(session, "hello"))
+
+    [request] = fake_llm.requests
+    assert request["return_progress"] is True
+    # LiteLLM passes on the first of llama.cpp's progress chunks (the later ones carry no
+    # text and are dropped): the size of what is read, at the start.
+    [progress] = of_type(session, ev.PromptProgress)
+    assert progress.done == 0 and progress.total > 100
+
+
+def test_other_models_are_not_asked_for_progress(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="hi"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "hello"))
+
+    assert "return_progress" not in fake_llm.requests[0]
+    assert not of_type(session, ev.PromptProgress)

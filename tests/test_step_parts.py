@@ -10,7 +10,7 @@ import pytest
 
 from vibe_tui.core.step_context import gather, task_commands, task_terms, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
-from vibe_tui.core.step_mode import AnswerStream, Step, parse_step
+from vibe_tui.core.step_mode import AnswerStream, Step, hands_off, parse_step
 
 
 def test_a_step_is_read_from_json_and_checked() -> None:
@@ -124,3 +124,14 @@ def test_a_traceback_points_to_the_code_under_test_first(tmp_path: Path) -> None
 def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
     stream = AnswerStream()
     assert [stream.feed(part) for part in ("  Fo", "ur.")] == ["  Fo", "ur."]
+
+
+@pytest.mark.parametrize(("task", "mode", "expected"), [
+    ("Which port? Do not change any file.", "default", True),
+    ("Answer without changing anything.", "default", True),
+    ("fix it", "plan", True),
+    ("Fix the bug. Do not change the tests.", "default", False),
+    ("Fix the file; do not change any of the data in it.", "default", False),
+])
+def test_a_task_that_must_change_nothing_is_recognised(task, mode, expected) -> None:
+    assert hands_off(task, mode) is expected

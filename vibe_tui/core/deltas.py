@@ -42,3 +42,23 @@ class DeltaThrottle:
             self._last_sent = asyncio.get_running_loop().time()
             self._send("".join(self._unsent))
             self._unsent = []
+
+
+# Progress events go to the session's log too: a few a second keep it short.
+PROGRESS_INTERVAL_S = 0.5
+
+
+class ProgressThrottle:
+    """The local model's prompt-reading progress: the start and the end of a read always,
+    otherwise one report every ``PROGRESS_INTERVAL_S``."""
+
+    def __init__(self, send: Callable[[int, int], object]) -> None:
+        self._send = send
+        self._last_sent = float("-inf")
+
+    def __call__(self, done: int, total: int) -> None:
+        now = asyncio.get_running_loop().time()
+        if 0 < done < total and now - self._last_sent < PROGRESS_INTERVAL_S:
+            return
+        self._last_sent = now
+        self._send(done, total)

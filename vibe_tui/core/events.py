@@ -278,6 +278,17 @@ class ModelProgress(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PromptProgress(Event):
+    """How much of the request the local model has read before it writes (llama.cpp
+    reports it; a CPU reads a few dozen tokens a second). LiteLLM passes on the report at
+    the start of a read (the later ones carry no text and it drops them)."""
+
+    type: ClassVar[str] = "prompt_progress"
+    done: int  # tokens read, those taken from its prompt cache included
+    total: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class ModelReady(Event):
     """The local model serves; ``model`` is the LiteLLM model string that reaches it."""
 

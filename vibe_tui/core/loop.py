@@ -23,7 +23,7 @@ from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import model as model_adapter
 from vibe_tui.core.attachments import Attached, Attachments
-from vibe_tui.core.deltas import DeltaThrottle
+from vibe_tui.core.deltas import DeltaThrottle, ProgressThrottle
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import (
     ModelError,
@@ -93,6 +93,8 @@ class AgentLoop(ToolCallPipeline):
         self._window: ctx.Window | None = None
         self._streamed: list[str] = []
         self._deltas = DeltaThrottle(lambda text: self.emit(ev.TextDelta(text=text)))
+        self._progress = ProgressThrottle(
+            lambda done, total: self.emit(ev.PromptProgress(done=done, total=total)))
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._repeats = RepeatGuard()
 
@@ -273,7 +275,7 @@ class AgentLoop(ToolCallPipeline):
             try:
                 try:
                     response = await stream_completion(settings, messages, self.schemas,
-                                                       self._on_text)
+                                                       self._on_text, self._progress)
                 finally:
                     self._deltas.flush()  # every delta is out before the answer or an error
             except ModelError as error:

@@ -12,7 +12,6 @@ import functools
 import json
 import logging
 import os
-import secrets
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vibe_tui.core import model_errors
+from vibe_tui.core.model_chunks import ToolCallAssembler, absorb_chunk, report_progress
 
 log = logging.getLogger(__name__)
 _litellm = None
@@ -128,6 +128,8 @@ class ModelSettings:
     tool_choice: str | None = None  # "none": the tools stay listed but the answer is words
     # A JSON schema the answer must follow (llama.cpp enforces it with a grammar).
     response_format: dict[str, Any] | None = None
+    # Ask for llama.cpp's prompt-processing progress (other servers may refuse the field).
+    prompt_progress: bool = False
 
 
 @dataclass
@@ -173,60 +175,26 @@ class ModelError(Exception):
         return self.kind in ("rate_limit", "server", "timeout", "connection")
 
 
-class _ToolCallAssembler:
-    """Tool calls arrive as fragments keyed by index; the first carries id and name."""
-
-    def __init__(self) -> None:
-        self._calls: dict[int, dict[str, Any]] = {}
-
-    @property
-    def started(self) -> bool:
-        return bool(self._calls)
-
-    def add(self, delta: Any) -> None:
-        index = getattr(delta, "index", None)
-        if index is None:
-            index = len(self._calls)
-        call = self._calls.setdefault(
-            index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
-        )
-        if getattr(delta, "id", None):
-            call["id"] = delta.id
-        function = getattr(delta, "function", None)
-        if function is not None:
-            if getattr(function, "name", None):
-                call["function"]["name"] = function.name
-            if getattr(function, "arguments", None):
-                call["function"]["arguments"] += function.arguments
-
-    def calls(self) -> list[dict[str, Any]]:
-        result = []
-        for index in sorted(self._calls):
-            call = self._calls[index]
-            if not call["id"]:
-                # Some local servers send no id. Views and the history key calls by id,
-                # so it must be unique in the session, not just in this response.
-                call["id"] = f"call_{secrets.token_hex(6)}"
-            result.append(call)
-        return [c for c in result if c["function"]["name"]]
-
-
 async def stream_completion(
     settings: ModelSettings,
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     on_text: Callable[[str], None],
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> ModelResponse:
-    """One streamed model call. Raises ModelError; never retries by itself."""
+    """One streamed model call. Raises ModelError; never retries by itself.
+    ``on_progress(done, total)``: prompt tokens read so far, where the server says."""
     litellm = await loaded_litellm()
     response = ModelResponse()
-    assembler = _ToolCallAssembler()
+    assembler = ToolCallAssembler()
     text_parts: list[str] = []
     started = time.monotonic()
     try:
         stream = await litellm.acompletion(**_request(settings, messages, tools))
         async for chunk in stream:
-            _absorb_chunk(chunk, response, assembler, text_parts, on_text)
+            if on_progress is not None:
+                report_progress(chunk, on_progress)
+            absorb_chunk(chunk, response, assembler, text_parts, on_text)
             if response.first_token_s is None and (text_parts or assembler.started):
                 response.first_token_s = time.monotonic() - started
     except asyncio.CancelledError:
@@ -305,6 +273,8 @@ def _request(
         request["max_tokens"] = settings.max_tokens
     if settings.response_format is not None:
         request["response_format"] = settings.response_format
+    if settings.prompt_progress:
+        request["extra_body"] = {"return_progress": True}
     return request
 
 
@@ -312,35 +282,6 @@ def _needs_placeholder_key(model: str) -> bool:
     provider = model.split("/", 1)[0] if "/" in model else "openai"
     env_name = {"openai": "OPENAI_API_KEY", "hosted_vllm": "", "ollama": ""}.get(provider)
     return env_name is not None and (env_name == "" or not os.environ.get(env_name))
-
-
-def _absorb_chunk(chunk, response, assembler, text_parts, on_text) -> None:
-    usage = getattr(chunk, "usage", None)
-    if usage:
-        response.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-        response.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
-        response.cached_tokens = cached_tokens(usage)
-    for choice in getattr(chunk, "choices", None) or []:
-        delta = getattr(choice, "delta", None)
-        if delta is not None:
-            content = getattr(delta, "content", None)
-            if content:
-                text_parts.append(content)
-                on_text(content)
-            for call_delta in getattr(delta, "tool_calls", None) or []:
-                assembler.add(call_delta)
-        if getattr(choice, "finish_reason", None):
-            response.finish_reason = choice.finish_reason
-
-
-def cached_tokens(usage: Any) -> int:
-    """Prompt tokens read from the provider's cache: OpenAI reports them in
-    ``prompt_tokens_details``, Anthropic (through LiteLLM) as ``cache_read_input_tokens``."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    value = getattr(details, "cached_tokens", None) if details is not None else None
-    if not value:
-        value = getattr(usage, "cache_read_input_tokens", None)
-    return value if isinstance(value, int) else 0
 
 
 def classify_error(exc: Exception, litellm, partial: ModelResponse,

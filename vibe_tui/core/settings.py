@@ -11,7 +11,8 @@ def model_settings(config: Config, model: str) -> ModelSettings:
     return ModelSettings(model=model, api_base=config.api_base, api_key=config.api_key,
                          timeout_s=config.model_timeout_s, temperature=config.temperature,
                          max_tokens=config.max_output_tokens,
-                         text_tool_calls=config.local_model)
+                         text_tool_calls=config.local_model,
+                         prompt_progress=config.local_model)
 
 
 def compaction_settings(config: Config, model: str, max_tokens: int) -> ModelSettings:

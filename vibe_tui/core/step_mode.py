@@ -73,7 +73,19 @@ def _format(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 STEP_FORMAT = _format({"anyOf": _STEPS})
+# A task that must change nothing (plan mode, "do not change any file") is offered no step
+# that could: a small model told not to edit often edits all the same (evals/README.md).
+LOOK_FORMAT = _format({"anyOf": [s for s in _STEPS
+                                 if s["properties"]["action"]["const"] in ("answer", "read", "run")]})
 ANSWER_FORMAT = _format(_ANSWER)
+_HANDS_OFF = re.compile(r"\b(do not|don't|never|without) (chang|edit|modif|touch)\w* "
+                        r"(anything|any files?|a file|files|the (repository|repo|code|files))\b",
+                        re.IGNORECASE)
+
+
+def hands_off(task: str, mode: str) -> bool:
+    """The task or the mode says no file may change."""
+    return mode == "plan" or _HANDS_OFF.search(task) is not None
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
 
@@ -339,6 +351,8 @@ class StepLoop(AgentLoop):
         return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
 
     async def _gather(self) -> None:
+        if hands_off(self.task, self.host.state.mode):
+            self._format = LOOK_FORMAT
         workspace = self.host.workspace
         gathered = await asyncio.to_thread(gather, workspace, self.task)
         self.context = gathered.text

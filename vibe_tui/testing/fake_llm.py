@@ -115,15 +115,20 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, completion_json(turn, model), cut=isinstance(response, CutStream))
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        self._stream(Chunks(turn, model), include_usage, cut=isinstance(response, CutStream))
+        chunks = Chunks(turn, model)
+        progress = []
+        if body.get("return_progress"):
+            progress = list(chunks.progress_chunks(len(json.dumps(body.get("messages"))) // 4))
+        self._stream(chunks, include_usage, cut=isinstance(response, CutStream), progress=progress)
 
-    def _stream(self, chunks: Chunks, include_usage: bool, *, cut: bool) -> None:
+    def _stream(self, chunks: Chunks, include_usage: bool, *, cut: bool,
+                progress: list[dict[str, Any]] | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self._end_headers_closing()
-        events = list(chunks.body())
+        events = [*(progress or []), *chunks.body()]
         if cut:
             # Role + content only: no finish chunk, no [DONE], no terminating HTTP chunk.
             self._send_events(events[:-1], chunks.turn)

@@ -72,6 +72,14 @@ class Chunks:
         # Sent only on stream_options.include_usage, after the finish chunk, like OpenAI.
         return {**self._envelope(), "choices": [], "usage": self.turn.usage}
 
+    def progress_chunks(self, prompt_tokens: int) -> Iterator[dict[str, Any]]:
+        """llama.cpp's prompt-reading progress, as it sends it when asked with
+        ``return_progress``: on a role chunk, at the start, halfway and at the end."""
+        for processed in (0, prompt_tokens // 2, prompt_tokens):
+            yield {**self.chunk({"role": "assistant", "content": None}),
+                   "prompt_progress": {"total": prompt_tokens, "cache": 0,
+                                       "processed": processed, "time_ms": 0}}
+
     def content_deltas(self) -> Iterator[dict[str, Any]]:
         for piece in _pieces_of(self.turn.content, self.turn.chunk_size):
             yield self.chunk({"content": piece})

@@ -82,6 +82,8 @@ class StatusBar(Widget):
     web_url = reactive("")  # the browser view's link, token included: never in the log
     cwd = reactive("")
     running = reactive(False)
+    # While the local model reads its request, how much it reads, instead of "working".
+    activity = reactive("")
 
     def __init__(self, session: Session, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -124,10 +126,17 @@ class StatusBar(Widget):
         elif isinstance(event, ev.Usage):
             self.tokens = event.session_tokens
             self.cost = event.session_cost
+        elif isinstance(event, ev.PromptProgress) and event.parent_call_id is None:
+            done = event.done >= event.total
+            self.activity = "" if done else (f"reading the prompt: {100 * event.done // event.total}%"
+                                             f" of {event.total:,} tokens")
+        elif isinstance(event, (ev.TextDelta, ev.ToolCall, ev.AssistantMessage)):
+            self.activity = ""
         elif isinstance(event, ev.TurnStarted):
             self.running = True
         elif isinstance(event, ev.TurnEnded):
             self.running = False
+            self.activity = ""
         elif isinstance(event, ev.ContextUsage) and event.parent_call_id is None:
             self.context_percent = event.percent
         elif isinstance(event, ev.ToolResult):
@@ -139,7 +148,8 @@ class StatusBar(Widget):
         context = "–" if self.context_percent is None else f"{self.context_percent}%"
         parts: list[str | tuple[str, str]] = []
         if self.running:
-            parts += [("● working", "bold $success"), ("  esc to stop", "$text-disabled"),
+            parts += [(f"● {self.activity or 'working'}", "bold $success"),
+                      ("  esc to stop", "$text-disabled"),
                       SEPARATOR]
         parts += [
             (self.model or "no model", "bold $text"), SEPARATOR,
