@@ -135,3 +135,16 @@ def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
 ])
 def test_a_task_that_must_change_nothing_is_recognised(task, mode, expected) -> None:
     assert hands_off(task, mode) is expected
+
+
+def test_a_long_file_the_task_names_is_shown_where_the_search_found_its_words(tmp_path: Path) -> None:
+    (tmp_path / "legacy").mkdir()
+    lines = [f"def tariff_{i}(amount):\n    return amount * {i}" for i in range(1500)]
+    lines[1200] = "def late_fee(days):\n    return days * 3"
+    (tmp_path / "legacy" / "billing.py").write_text("\n".join(lines) + "\n")
+
+    gathered = gather(tmp_path, "The bug is in late_fee in legacy/billing.py: fix it.")
+
+    assert gathered.shown == ["legacy/billing.py"]
+    assert "def late_fee(days):" in gathered.text
+    assert "tariff_0" not in gathered.text

@@ -18,8 +18,10 @@ LISTED_FILES_MAX = 80
 SEARCHED_FILES_MAX = 400
 SEARCHED_FILE_MAX_BYTES = 256 * 1024
 WHOLE_FILE_MAX_LINES = 60  # a file this short is shown whole when it matters
+NAMED_WHOLE_MAX_LINES = 200  # one the task names, up to this
 SHOWN_FILES_MAX = 4
 LINES_AROUND = 3
+MATCHED_LINES_MAX = 12  # the best matching lines of a file shown, with LINES_AROUND
 # Commands a task names in backticks that the harness runs to see the failure, and again
 # after every change to check it.
 RUNNERS = frozenset({"python", "python3", "pytest", "node", "npm", "bash", "sh", "make",
@@ -80,7 +82,9 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
         if lines is None:
             continue
         wanted = hits.get(rel, (set(), []))[1]
-        block = excerpt(rel, lines, wanted, whole=rel in named)
+        block = excerpt(rel, lines, wanted, whole=rel in named and len(lines) <= NAMED_WHOLE_MAX_LINES)
+        if len(block) > room and wanted:  # the places the search found, not the file's start
+            block = excerpt(rel, lines, wanted, whole=False)
         if len(block) > room:
             continue
         parts.append(block)
@@ -117,7 +121,7 @@ def excerpt(rel: str, lines: list[str], wanted: list[int], whole: bool) -> str:
     """``rel``'s lines around the 1-based ``wanted`` ones (all of a short file), as the
     file has them: a small model copies what it sees into an edit's search text."""
     if whole or len(lines) <= WHOLE_FILE_MAX_LINES or not wanted:
-        end = min(len(lines), WHOLE_FILE_MAX_LINES if not whole else 200)
+        end = min(len(lines), NAMED_WHOLE_MAX_LINES if whole else WHOLE_FILE_MAX_LINES)
         spans = [(1, end)]
     else:
         spans = _spans(wanted, len(lines))
@@ -130,7 +134,7 @@ def excerpt(rel: str, lines: list[str], wanted: list[int], whole: bool) -> str:
 
 def _spans(wanted: list[int], total: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    for line in sorted(set(wanted))[:12]:
+    for line in sorted(set(wanted)):
         start, end = max(1, line - LINES_AROUND), min(total, line + LINES_AROUND)
         if spans and start <= spans[-1][1] + 1:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
@@ -161,14 +165,20 @@ def _search(workspace: Path, files: list[str], terms: list[str]) -> dict[str, tu
     pattern = re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE)
     hits: dict[str, tuple[set[str], list[int]]] = {}
     for rel in files[:SEARCHED_FILES_MAX]:
-        lines = _lines(workspace / rel)
-        for number, line in enumerate(lines or [], start=1):
+        scored = []
+        for number, line in enumerate(_lines(workspace / rel) or [], start=1):
             found = {match.lower() for match in pattern.findall(line)}
             if found:
-                terms_found, numbers = hits.setdefault(rel, (set(), []))
-                terms_found.update(found)
-                numbers.append(number)
+                # A name (late_fee, parseConfig) says more than a word (long, fails).
+                scored.append((-sum(3 if _is_name(term) else 1 for term in found), number))
+                hits.setdefault(rel, (set(), []))[0].update(found)
+        if scored:
+            hits[rel][1].extend(number for _, number in sorted(scored)[:MATCHED_LINES_MAX])
     return hits
+
+
+def _is_name(term: str) -> bool:
+    return "_" in term.strip("_") or any(char.isdigit() for char in term)
 
 
 def _lines(path: Path) -> list[str] | None:
