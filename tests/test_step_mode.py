@@ -230,3 +230,15 @@ def test_other_models_are_not_asked_for_progress(fake_llm, tmp_path: Path) -> No
 
     assert "return_progress" not in fake_llm.requests[0]
     assert not of_type(session, ev.PromptProgress)
+
+
+def test_reading_a_short_file_from_another_line_is_a_repeat(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("X = 1\nY = 2\n")
+    fake_llm.push(step(action="read", path="a.py"), step(action="read", path="a.py", line=7),
+                  step(action="answer", text="X is 1."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "what is X?"))
+
+    assert [c.tool for c in of_type(session, ev.ToolCall)] == ["read_file"]
+    assert "Step 2 repeats step 1" in user_text(fake_llm.requests[-1])

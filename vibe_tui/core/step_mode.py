@@ -288,13 +288,14 @@ class StepLoop(AgentLoop):
                 self._note("The answer was empty: say what you found or did.")
                 self._format = ANSWER_FORMAT
                 continue
-            if step.key in self._done:
-                self._note(f"Step {number} repeats step {self._done[step.key]}, whose "
+            key = self._key(step)
+            if key in self._done:
+                self._note(f"Step {number} repeats step {self._done[key]}, whose "
                            "result is above; do something else or answer.")
                 repeats += 1
                 self._sampled = True  # greedy decoding would give the same step again
                 continue
-            self._done[step.key] = number
+            self._done[key] = number
             ok = await self._apply(number, step)
             self._outcomes.append((step, ok))
             if step.action in ("edit", "write"):
@@ -313,6 +314,19 @@ class StepLoop(AgentLoop):
         self._record_usage(response, self.host.model)
         self._report_context(response)
         return parse_step(response.text)
+
+    def _key(self, step: Step) -> str:
+        """``step.key``, except that any read of a file short enough for one read is the
+        same read (the 1.5B model asked for lines 7, 8, 9, 10 of a 6-line file)."""
+        if step.action != "read":
+            return step.key
+        try:
+            path = resolve_in_workspace(step.args["path"], self.host.workspace)
+            with path.open("rb") as handle:
+                short = sum(1 for _ in handle) <= READ_LINES
+        except (ToolError, ValueError, OSError):
+            return step.key
+        return Step("read", {"path": step.args["path"]}).key if short else step.key
 
     def _report(self) -> None:
         """What the steps did, beside the model's account of it: a small model's answer
