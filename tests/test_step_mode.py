@@ -10,7 +10,7 @@ from pathlib import Path
 from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
-from vibe_tui.core.step_mode import ANSWER_FORMAT, STEP_FORMAT
+from vibe_tui.core.step_protocol import ANSWER_FORMAT, STEP_FORMAT
 from vibe_tui.testing.script import text
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from vibe_tui.core.step_context import gather, task_commands, task_terms, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
-from vibe_tui.core.step_mode import AnswerStream, Step, hands_off, parse_step
+from vibe_tui.core.step_protocol import AnswerStream, Step, hands_off, parse_step
 
 
 def test_a_step_is_read_from_json_and_checked() -> None:

@@ -4,8 +4,8 @@ Free tool calling is where a small model fails: it loops, edits when told not to
 not stop to answer (evals/README.md). Here the harness carries the plan. It gathers the
 context itself (``step_context``), runs the command the task names to see the failure,
 then asks for one step at a time from a small set (answer, read, run, edit, write), with
-the answer held to a JSON schema that llama.cpp enforces with a grammar, so a step is
-never malformed. Each step becomes the same tool call a capable model would make: it
+the answer held to a JSON schema that llama.cpp enforces with a grammar (``step_protocol``),
+so a step is never malformed. Each step becomes the same tool call a capable model would make: it
 shows in the conversation and the timeline and passes the same policy and approvals. An
 edit is checked against the file before it is applied (``step_edits``) and the task's
 command runs again after it. The turn always ends with an answer in words.
@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from vibe_tui.config.settings import Config
@@ -35,6 +35,15 @@ from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.step_context import gather, task_commands, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
+from vibe_tui.core.step_protocol import (
+    ANSWER_FORMAT,
+    LOOK_FORMAT,
+    STEP_FORMAT,
+    AnswerStream,
+    Step,
+    hands_off,
+    parse_step,
+)
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
@@ -48,135 +57,8 @@ RESULT_TAIL_CHARS = 1800
 EARLIER_TURNS = 3
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
-_STRING = {"type": "string"}
-_ANSWER = {"type": "object", "properties": {"action": {"const": "answer"}, "text": _STRING},
-           "required": ["action", "text"]}
-_STEPS = [
-    _ANSWER,
-    {"type": "object", "properties": {"action": {"const": "read"}, "path": _STRING,
-                                      "line": {"type": "integer"}},
-     "required": ["action", "path"]},
-    {"type": "object", "properties": {"action": {"const": "run"}, "command": _STRING},
-     "required": ["action", "command"]},
-    {"type": "object", "properties": {"action": {"const": "edit"}, "path": _STRING,
-                                      "search": _STRING, "replace": _STRING},
-     "required": ["action", "path", "search", "replace"]},
-    {"type": "object", "properties": {"action": {"const": "write"}, "path": _STRING,
-                                      "content": _STRING},
-     "required": ["action", "path", "content"]},
-]
-REQUIRED = {schema["properties"]["action"]["const"]: schema["required"][1:] for schema in _STEPS}
-
-
-def _format(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "json_schema", "json_schema": {"name": "step", "schema": schema}}
-
-
-STEP_FORMAT = _format({"anyOf": _STEPS})
-# A task that must change nothing (plan mode, "do not change any file") is offered no step
-# that could: a small model told not to edit often edits all the same (evals/README.md).
-LOOK_FORMAT = _format({"anyOf": [s for s in _STEPS
-                                 if s["properties"]["action"]["const"] in ("answer", "read", "run")]})
-ANSWER_FORMAT = _format(_ANSWER)
-_HANDS_OFF = re.compile(r"\b(do not|don't|never|without) (chang|edit|modif|touch)\w* "
-                        r"(anything|any files?|a file|files|the (repository|repo|code|files))\b",
-                        re.IGNORECASE)
-
-
-def hands_off(task: str, mode: str) -> bool:
-    """The task or the mode says no file may change."""
-    return mode == "plan" or _HANDS_OFF.search(task) is not None
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
-
-
-@dataclass(frozen=True)
-class Step:
-    action: str
-    args: dict[str, Any]
-
-    @property
-    def key(self) -> str:
-        """Steps with the same key do the same (a read from line 1 is a read)."""
-        args = self.args
-        if self.action == "read" and args.get("line") in (None, 0, 1):
-            args = {"path": args["path"]}
-        return json.dumps([self.action, args], sort_keys=True)
-
-
-def parse_step(text: str) -> Step | str:
-    """The step the model wrote, or why it is not one. Text that is no JSON at all (a
-    server that does not enforce the schema) is an answer in words."""
-    start = text.find("{")
-    if start < 0:
-        return Step("answer", {"text": text.strip()}) if text.strip() else "an empty reply"
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
-    except json.JSONDecodeError as exc:
-        return f"not valid JSON ({exc.msg})"
-    action = value.get("action") if isinstance(value, dict) else None
-    if action not in REQUIRED:
-        return f"no known action (one of {', '.join(REQUIRED)})"
-    missing = [name for name in REQUIRED[action] if not isinstance(value.get(name), str)]
-    if missing:
-        return f"the {action} step lacks {', '.join(missing)}"
-    args = {name: value[name] for name in (*REQUIRED[action], "line") if name in value}
-    return Step(action, args)
-
-
-class AnswerStream:
-    """The answer step's text as it streams, for the views; the rest of a step is JSON
-    the user does not need to watch being written."""
-
-    def __init__(self) -> None:
-        self.raw = ""
-        self.sent = ""
-
-    def feed(self, chunk: str) -> str:
-        self.raw += chunk
-        if self.raw.strip() and not self.raw.lstrip().startswith("{"):
-            # Words, not a step (a server that does not hold the model to the schema):
-            # they are the answer, shown as they come.
-            new, self.sent = self.raw[len(self.sent):], self.raw
-            return new
-        if not re.match(r'\s*\{\s*"action"\s*:\s*"answer"', self.raw):
-            return ""
-        found = re.search(r'"text"\s*:\s*"', self.raw)
-        if found is None:
-            return ""
-        text = _json_string_prefix(self.raw[found.end():])
-        new, self.sent = text[len(self.sent):], text
-        return new
-
-
-def _json_string_prefix(raw: str) -> str:
-    """The decoded part of a JSON string body that has arrived (up to its closing quote)."""
-    out, index = [], 0
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
-    while index < len(raw):
-        char = raw[index]
-        if char == '"':
-            break
-        if char != "\\":
-            out.append(char)
-            index += 1
-            continue
-        if index + 1 >= len(raw):
-            break
-        code = raw[index + 1]
-        if code == "u":
-            digits = raw[index + 2:index + 6]
-            if len(digits) < 4:
-                break
-            try:
-                out.append(chr(int(digits, 16)))
-            except ValueError:
-                pass
-            index += 6
-            continue
-        out.append(escapes.get(code, code))
-        index += 2
-    return "".join(out)
 
 
 async def warm_prefix(config: Config, settings: ModelSettings) -> None:
