@@ -10,19 +10,24 @@ one real Session turn ("create a file") in yolo mode.
 With ``--boot`` it times the keyless first run instead, through a Session with no model
 configured (the app's path): the model's start, then "what files are here?" in a small
 repository, asked the moment the model is ready (cold: the step prompt is still being
-read ahead), asked after the read-ahead (warm: the user typed meanwhile), and the same
-after the session and its server were closed and started again (restart). It prints the
-time to ready, to the answer's first token and to the whole answer, and whether the
-answer names every file.
+read ahead, and no earlier launch saved it), asked after the read-ahead (warm: the user
+typed meanwhile), and asked at once after the session and its server were closed and
+started again (restart: the prefix saved by the first launch is restored). It prints the
+time to ready, to the end of the read-ahead, to the answer's first token and to the whole
+answer, and whether the answer names every file.
 
     uv run python bench/local_model.py [--model qwen2.5-coder-1.5b] [--threads N]
                                        [--runs 3] [--session] [--boot]
+
+``--runs`` is the number of requests per figure, and with ``--boot`` of rounds of the
+three cases.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import sys
@@ -36,7 +41,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from vibe_tui.config.settings import Config  # noqa: E402
 from vibe_tui.core import events as ev  # noqa: E402
 from vibe_tui.local.catalogue import DEFAULT_LOCAL_MODEL, LOCAL_MODELS  # noqa: E402
-from vibe_tui.local.server import LocalServer  # noqa: E402
+from vibe_tui.local.server import LocalServer, forget_prefixes  # noqa: E402
 from vibe_tui.local.weights import ensure_weights, stderr_progress  # noqa: E402
 from vibe_tui.core.model import ModelSettings, preload, stream_completion  # noqa: E402
 from vibe_tui.core.prompts import system_prompt  # noqa: E402
@@ -98,8 +103,12 @@ async def boot_case(workspace: Path, wait_for_read_ahead: bool) -> dict:
     if not await session.start_model():
         raise SystemExit(f"the local model did not start: {of_type(session, ev.ModelFailed)}")
     ready = time.perf_counter() - started
-    if wait_for_read_ahead and session.model_runtime.warmed is not None:
-        await session.model_runtime.warmed
+    read_ahead: list[float] = []
+    warmed = session.model_runtime.warmed
+    if warmed is not None:
+        warmed.add_done_callback(lambda _: read_ahead.append(time.perf_counter() - started))
+        if wait_for_read_ahead:
+            await warmed
     asked = time.perf_counter()
     first = None
     events = session.events(after=session.event_log[-1].id)
@@ -113,8 +122,13 @@ async def boot_case(workspace: Path, wait_for_read_ahead: bool) -> dict:
     answers = of_type(session, ev.AssistantMessage)
     text = answers[-1].text if answers else ""
     await session.close()
-    return {"ready": ready, "first_token": first, "answer": answer_s, "state": event.state,
-            "correct": all(name in text for name in BOOT_FILES)}
+    return {"ready": ready, "read_ahead": read_ahead[0] if read_ahead else None,
+            "first_token": first, "answer": answer_s, "state": event.state,
+            "missing": [name for name in BOOT_FILES if name not in text]}
+
+
+def answer_verdict(missing: list[str]) -> str:
+    return f"no: {', '.join(missing)} missing" if missing else "yes"
 
 
 def of_type(session: Session, kind: type) -> list:
@@ -129,19 +143,24 @@ async def boot(args: argparse.Namespace) -> int:
     await preload()
     print(f"{args.model}, keyless first run: \"{BOOT_QUESTION}\" in a {len(BOOT_FILES)}-file "
           "repository")
-    print("| case | model ready | first answer token | answer | correct |")
-    print("|---|---|---|---|---|")
+    print("| case | model ready | prefix read | first answer token | answer | correct |")
+    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder)
         for name, content in BOOT_FILES.items():
             (workspace / name).write_text(content)
-        for label, wait in (("cold: asked at once", False), ("warm: asked after the read-ahead", True),
-                            ("restart: closed, started again, warm", True)):
+        cases = (("cold: asked at once", False, True),
+                 ("warm: asked after the read-ahead", True, True),
+                 ("restart: closed, started again, asked at once", False, False))
+        for run, (label, wait, first_launch) in itertools.product(range(args.runs), cases):
+            if first_launch:  # no prefix saved by an earlier launch
+                forget_prefixes(args.model)
             result = await boot_case(workspace, wait)
-            first = result["first_token"]
-            print(f"| {label} | {result['ready']:.1f} s | "
+            first, read = result["first_token"], result["read_ahead"]
+            print(f"| {run + 1}: {label} | {result['ready']:.1f} s | "
+                  f"{'-' if read is None else f'{read:.1f} s'} | "
                   f"{'-' if first is None else f'{first:.1f} s'} | {result['answer']:.1f} s "
-                  f"({result['state']}) | {'yes' if result['correct'] else 'no'} |")
+                  f"({result['state']}) | {answer_verdict(result['missing'])} |")
     return 0
 
 

@@ -69,6 +69,13 @@ class FakeLocalServer:
         self.api_key = "local-server-key"
         self.running = True
         self.model_string = f"openai/{name}"
+        self.saved_prefixes: list[str] = []  # what a real server would keep across launches
+
+    async def restore_prefix(self, key: str) -> bool:
+        return key in self.saved_prefixes
+
+    async def save_prefix(self, key: str) -> None:
+        self.saved_prefixes.append(key)
 
     async def stop(self) -> None:
         self.running = False

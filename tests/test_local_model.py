@@ -459,6 +459,47 @@ async def test_server_serves_on_loopback_with_a_key_and_our_template_and_stops()
         httpx.get(base_url.removesuffix("/v1") + "/health", timeout=5)
 
 
+PREFIX = [{"role": "system", "content": "You answer questions about code. " * 40},
+          {"role": "user", "content": "Task: "}]
+
+
+async def read_prefix(server: LocalServer) -> int:
+    """Ask for one token after PREFIX; how many prompt tokens llama.cpp had to read."""
+    async with httpx.AsyncClient(timeout=120) as client:
+        answer = await client.post(f"{server.base_url}/chat/completions", json={
+            "messages": PREFIX, "max_tokens": 1},
+            headers={"Authorization": f"Bearer {server.api_key}"})
+    return answer.json()["timings"]["prompt_n"]
+
+
+@pytest.mark.timeout(300)
+async def test_a_prefix_read_once_is_restored_by_the_next_launch(tmp_path, monkeypatch):
+    weights = light_weights()
+    monkeypatch.setattr("vibe_tui.local.server.prefix_dir", lambda: tmp_path)
+    (tmp_path / f"{LIGHT_LOCAL_MODEL}-0000000000000000.bin").write_bytes(b"an older prefix")
+    first = LocalServer(LIGHT_LOCAL_MODEL, threads=1)
+    try:
+        await first.start(weights)
+        assert not await first.restore_prefix("the prompt")  # nothing saved yet
+        read_first = await read_prefix(first)
+        await first.save_prefix("the prompt")
+    finally:
+        await first.stop()
+    # The older prefix gave way; nothing half-written is left.
+    assert [path.name for path in tmp_path.iterdir()] == [first.prefix_file("the prompt")]
+
+    again = LocalServer(LIGHT_LOCAL_MODEL, threads=1)
+    try:
+        await again.start(weights)
+        assert not await again.restore_prefix("another prompt")
+        assert await again.restore_prefix("the prompt")
+        read_again = await read_prefix(again)
+    finally:
+        await again.stop()
+    assert read_first > 200
+    assert read_again <= 2  # llama.cpp re-reads the last token to have logits to sample
+
+
 @pytest.mark.timeout(300)
 async def test_server_exits_when_the_app_is_killed():
     weights = light_weights()

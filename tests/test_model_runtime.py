@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 
 from engine_helpers import fake_local_start, of_type, wait_until
 from vibe_tui.config.settings import Config
@@ -144,6 +145,8 @@ async def test_the_step_prompt_is_read_ahead_once_the_model_is_ready(fake_llm, t
     [warm] = fake_llm.requests
     assert warm["max_tokens"] == 1
     assert [m["role"] for m in warm["messages"]] == ["system", "user"]
+    # Kept for the next launch, under a key that is the prefix itself.
+    assert session.model_runtime.server.saved_prefixes == [json.dumps(warm["messages"])]
     session.send("what is 2+2?")
     await session.wait_idle()
     question = fake_llm.requests[1]

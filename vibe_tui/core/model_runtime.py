@@ -78,7 +78,7 @@ class ModelRuntime:
 
     def __init__(self, emit: Callable[[ev.Event], object], configure: Callable[..., None],
                  send: Callable[[str], object],
-                 warm: Callable[[], Awaitable[None]] | None = None) -> None:
+                 warm: Callable[[LocalServer], Awaitable[None]] | None = None) -> None:
         self._emit = emit
         self._configure = configure
         self._send = send
@@ -129,7 +129,8 @@ class ModelRuntime:
         self._emit(ev.ModelReady(model=model, cause="unconfigured"))
         self.starting, held, self._held = False, self._held, []
         if self._warm is not None and not held:
-            self.warmed = asyncio.get_running_loop().create_task(self._warm(), name="warm")
+            self.warmed = asyncio.get_running_loop().create_task(self._warm(self.server),
+                                                                name="warm")
         for text in held:  # the first starts a turn, the others steer it
             self._send(text)
         return True

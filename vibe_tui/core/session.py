@@ -88,8 +88,8 @@ class Session:
         # What the agent's edits changed since the session started (/diff, reverts).
         self.changes = ChangeRecord(self.workspace)
         # The local model when no other is configured (start_model); stopped by close().
-        self.model_runtime = ModelRuntime(self.emit, self.configure, self.send, warm=lambda:
-                                          warm_prefix(self.config, self.model_settings()))
+        self.model_runtime = ModelRuntime(self.emit, self.configure, self.send, warm=lambda server:
+                                          warm_prefix(self.config, self.model_settings(), server))
         self.memory = MemoryWatch(self.workspace, self.tool_context.cwd, self.emit)
         self.attachments = Attachments(self.tool_context, self.decide)  # @files, !output
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)

@@ -23,7 +23,7 @@ import logging
 import re
 import secrets
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
@@ -47,6 +47,9 @@ from vibe_tui.core.step_protocol import (
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
+if TYPE_CHECKING:
+    from vibe_tui.local.server import LocalServer
+
 log = logging.getLogger(__name__)
 
 STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
@@ -61,18 +64,25 @@ ANSWER_NOW = ("Now answer the user in words with the answer step: what you found
               "changed and how it was checked. Say plainly what you did not do.")
 
 
-async def warm_prefix(config: Config, settings: ModelSettings) -> None:
+async def warm_prefix(config: Config, settings: ModelSettings, server: LocalServer) -> None:
     """Have the model read the fixed start of every step request (the prompt) while the
     user types: llama.cpp keeps it in its prompt cache, and the first step reads only the
-    task. The first request also pages the weights in. A failure costs nothing but time."""
+    task. What was read is saved beside the weights, so a later launch restores it rather
+    than reading it again. The first request also pages the weights in. A failure costs
+    nothing but time."""
     if not config.step_mode or not settings.model:
         return
     messages = [{"role": "system", "content": STEP_PROMPT},
                 {"role": "user", "content": "Task: "}]
+    key = json.dumps(messages)
+    restored = await server.restore_prefix(key)
     try:
         await stream_completion(replace(settings, max_tokens=1), messages, [], _ignore)
     except ModelError as error:
         log.info("the prompt was not read ahead: %s", error.message)
+        return
+    if not restored:
+        await server.save_prefix(key)
 
 
 def _ignore(_: str) -> None:

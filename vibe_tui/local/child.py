@@ -43,7 +43,7 @@ def _die_with_parent(parent_pid: int | None) -> None:
 
 
 def serve(model: Path, *, alias: str, port: int, ctx_size: int, threads: int,
-          parent_pid: int | None) -> int:
+          parent_pid: int | None, prefix_dir: Path | None = None) -> int:
     """Run llama.cpp's server until SIGTERM or the parent's death. Prints one JSON line
     with ``base_url`` once the model is loaded and the port is listening."""
     _die_with_parent(parent_pid)
@@ -65,6 +65,10 @@ def serve(model: Path, *, alias: str, port: int, ctx_size: int, threads: int,
     params.ui = False
     params.use_jinja = True
     params.chat_template = TEMPLATE_PATH.read_text(encoding="utf-8")
+    if prefix_dir is not None:  # the slot save/restore endpoints, files only in there
+        prefix_dir.mkdir(parents=True, exist_ok=True)
+        params.slot_save_path = f"{prefix_dir}{os.sep}"
+        params.endpoint_slots = True
     api_key = os.environ.pop(API_KEY_ENV, "")
     if api_key:
         params.api_keys = [api_key]
@@ -89,13 +93,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--ctx-size", type=int, default=CONTEXT_SIZE)
     parser.add_argument("--threads", type=int, default=default_threads())
     parser.add_argument("--parent-pid", type=int, default=None)
+    parser.add_argument("--prefix-dir", type=Path, default=None,
+                        help="where prompt prefixes may be saved and restored")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     return serve(args.model, alias=args.alias, port=args.port, ctx_size=args.ctx_size,
-                 threads=args.threads, parent_pid=args.parent_pid)
+                 threads=args.threads, parent_pid=args.parent_pid, prefix_dir=args.prefix_dir)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,14 @@ the model is loaded, stop its process group. The app reaches it through LiteLLM 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import logging
 import os
 import secrets
 import sys
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 from vibe_tui.local.catalogue import (
@@ -19,11 +22,27 @@ from vibe_tui.local.catalogue import (
     LocalModelError,
     ProgressCallback,
     choose_local_model,
+    model_dir,
 )
 from vibe_tui.local.weights import ensure_weights
 from vibe_tui.tools.processes import terminate_child
 
 API_KEY_ENV = "VIBE_TUI_LOCAL_API_KEY"  # passed to the child by environment, not argv (ps)
+SLOT = 0  # n_parallel is 1: the session's one slot
+
+log = logging.getLogger(__name__)
+
+
+def prefix_dir() -> Path:
+    """Where read prompt prefixes are kept between launches (llama.cpp's slot files)."""
+    return model_dir() / "prefixes"
+
+
+def forget_prefixes(name: str, keep: str | None = None) -> None:
+    """Remove the saved prefixes of model ``name`` (all but the file ``keep``)."""
+    for path in prefix_dir().glob(f"{name}-*.bin"):
+        if path.name != keep:
+            path.unlink(missing_ok=True)
 
 
 def _cores() -> int:
@@ -78,7 +97,7 @@ class LocalServer:
             sys.executable, "-m", "vibe_tui.local.child",
             "--model", str(weights), "--alias", self.name, "--port", "0",
             "--ctx-size", str(self.ctx_size), "--threads", str(self.threads),
-            "--parent-pid", str(os.getpid()),
+            "--parent-pid", str(os.getpid()), "--prefix-dir", str(prefix_dir()),
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=self._log, start_new_session=True,
             env={**os.environ, API_KEY_ENV: self.api_key},
@@ -101,6 +120,49 @@ class LocalServer:
             raise LocalModelError(message)
         self.base_url = json.loads(line)["base_url"] + "/v1"
         return self.base_url
+
+    def prefix_file(self, key: str) -> str:
+        """The file name of a saved prefix: the model, llama.cpp's build (the slot format
+        is its own) and ``key``, which names the prompt."""
+        build = metadata.version("xllamacpp")
+        digest = hashlib.sha256(f"{self.name}\0{build}\0{key}".encode()).hexdigest()[:16]
+        return f"{self.name}-{digest}.bin"
+
+    async def restore_prefix(self, key: str) -> bool:
+        """Load the prompt prefix saved under ``key`` by an earlier launch into the slot,
+        so the next request reads only what follows it. False when none was saved or
+        llama.cpp refused it."""
+        name = self.prefix_file(key)
+        if not (prefix_dir() / name).is_file():
+            return False
+        return await self._slot_action("restore", name)
+
+    async def save_prefix(self, key: str) -> None:
+        """Save what the slot has read (the prefix just read ahead) under ``key``, in place
+        of the model's older prefixes. Written aside and renamed: another launch may be
+        restoring the file meanwhile."""
+        name = self.prefix_file(key)
+        partial = f"{name}.{os.getpid()}.partial"
+        if await self._slot_action("save", partial):
+            os.replace(prefix_dir() / partial, prefix_dir() / name)
+            forget_prefixes(self.name, keep=name)
+
+    async def _slot_action(self, action: str, filename: str) -> bool:
+        import httpx
+
+        if not self.base_url:
+            return False
+        url = f"{self.base_url.removesuffix('/v1')}/slots/{SLOT}?action={action}"
+        try:
+            async with httpx.AsyncClient(timeout=60) as client:
+                response = await client.post(url, json={"filename": filename}, headers={
+                    "Authorization": f"Bearer {self.api_key}"})
+        except httpx.HTTPError as exc:
+            log.info("the local model's prefix %s failed: %r", action, exc)
+            return False
+        if response.status_code != 200:
+            log.info("the local model's prefix %s failed: %s", action, response.text[:200])
+        return response.status_code == 200
 
     def _log_tail(self, limit: int = 2000) -> str:
         self._log.seek(0)
