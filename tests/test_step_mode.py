@@ -242,3 +242,18 @@ def test_reading_a_short_file_from_another_line_is_a_repeat(fake_llm, tmp_path: 
 
     assert [c.tool for c in of_type(session, ev.ToolCall)] == ["read_file"]
     assert "Step 2 repeats step 1" in user_text(fake_llm.requests[-1])
+
+
+def test_an_answer_cut_at_the_step_limit_is_kept(fake_llm, tmp_path: Path) -> None:
+    # A small model held to the schema can run on inside the answer's string.
+    fake_llm.push(text('{"action": "answer", "text": "a.py, b.py, a.py, b.py, a.py',
+                       finish_reason="length"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, "what files are here?"))
+
+    assert end.state == "completed"
+    [request] = fake_llm.requests
+    assert request["max_tokens"] == 1024
+    assert of_type(session, ev.AssistantMessage)[-1].text == "a.py, b.py, a.py, b.py, a.py"
+    assert any("reached the 1024-token limit" in n.text for n in of_type(session, ev.Notice))

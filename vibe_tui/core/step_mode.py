@@ -53,6 +53,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
+# A step is a short JSON object, an answer a few paragraphs, a written file a small one.
+# Held to a schema, a small model can still run on inside a string until the context
+# is full (minutes on two cores): this caps what one step may cost.
+STEP_MAX_TOKENS = 1024
 FAILED_EDITS_LIMIT = 3
 READ_LINES = 150
 RESULT_HEAD_CHARS = 1200
@@ -134,7 +138,8 @@ class StepLoop(AgentLoop):
         pass
 
     def _model_settings(self) -> ModelSettings:
-        settings = replace(self.host.model_settings(), response_format=self._format)
+        settings = replace(self.host.model_settings(), response_format=self._format,
+                           max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -205,6 +210,11 @@ class StepLoop(AgentLoop):
         self._streamed = []
         self._record_usage(response, self.host.model)
         self._report_context(response)
+        if response.finish_reason == "length" and self._answer.sent.strip():
+            # An answer cut at the limit is still what the model said, and the user saw it.
+            self.emit(ev.Notice(text=f"small-model steps: the answer reached the "
+                                     f"{STEP_MAX_TOKENS}-token limit of a step"))
+            return Step("answer", {"text": self._answer.sent})
         return parse_step(response.text)
 
     def _key(self, step: Step) -> str:
