@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vibe_tui.core import model_errors
-from vibe_tui.core.model_chunks import ToolCallAssembler, absorb_chunk, report_progress
+from vibe_tui.core.model_chunks import ToolCallAssembler, absorb_chunk, report_progress, steady
 
 log = logging.getLogger(__name__)
+# The longest a stream's chunks keep the event loop before the keys get a turn.
+LOOP_SHARE_S = 0.02
 _litellm = None
 _import_lock = threading.Lock()
 # A view started loading LiteLLM (``preload``): until that is done, a message waits for it
@@ -190,8 +192,14 @@ async def stream_completion(
     text_parts: list[str] = []
     started = time.monotonic()
     try:
-        stream = await litellm.acompletion(**_request(settings, messages, tools))
+        stream = steady(await litellm.acompletion(**_request(settings, messages, tools)))
+        held_since = time.perf_counter()
         async for chunk in stream:
+            if time.perf_counter() - held_since > LOOP_SHARE_S:
+                # Chunks already read come out of the stream without a pause, so a fast
+                # answer would hold the event loop (and the keys) until the buffer ran dry.
+                await asyncio.sleep(0)
+                held_since = time.perf_counter()
             if on_progress is not None:
                 report_progress(chunk, on_progress)
             absorb_chunk(chunk, response, assembler, text_parts, on_text)

@@ -90,3 +90,36 @@ def cached_tokens(usage: Any) -> int:
     if not value:
         value = getattr(usage, "cache_read_input_tokens", None)
     return value if isinstance(value, int) else 0
+
+
+class SteadyIterator:
+    """A provider stream iterated through one ``__anext__``. LiteLLM's wrapper writes
+    ``async for chunk in stream: ... return chunk`` for every chunk; on the openai SDK's
+    stream each ``async for`` starts a new async generator that is left unfinished, and
+    asyncio finalizes each one through a thread-safe wake-up of the loop and a task of
+    its own: three extra loop callbacks per chunk."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __aiter__(self) -> SteadyIterator:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await self._stream.__anext__()
+
+    async def aclose(self) -> None:
+        close = getattr(self._stream, "aclose", None) or getattr(self._stream, "close", None)
+        if close is not None:
+            result = close()
+            if hasattr(result, "__await__"):
+                await result
+
+
+def steady(wrapper: Any) -> Any:
+    """``wrapper`` (LiteLLM's stream) reading its provider stream through a SteadyIterator
+    where that stream has its own ``__anext__``; unchanged otherwise."""
+    inner = getattr(wrapper, "completion_stream", None)
+    if hasattr(inner, "__anext__") and not isinstance(inner, SteadyIterator):
+        wrapper.completion_stream = SteadyIterator(inner)
+    return wrapper
