@@ -257,3 +257,32 @@ def test_an_answer_cut_at_the_step_limit_is_kept(fake_llm, tmp_path: Path) -> No
     assert request["max_tokens"] == 1024
     assert of_type(session, ev.AssistantMessage)[-1].text == "a.py, b.py, a.py, b.py, a.py"
     assert any("reached the 1024-token limit" in n.text for n in of_type(session, ev.Notice))
+
+
+def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_llm.push(step(action="answer", text="I fixed add in calc.py."),
+                  step(action="edit", path="calc.py", search="    return a - b",
+                       replace="    return a + b"),
+                  step(action="answer", text="I fixed add in calc.py."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
+
+    end = asyncio.run(run_turn(session, "add in calc.py subtracts; make it add"))
+
+    assert end.state == "completed"
+    assert "return a + b" in (tmp_path / "calc.py").read_text()
+    assert "no file was changed" in user_text(fake_llm.requests[1])
+    assert [m.text for m in of_type(session, ev.AssistantMessage) if m.text] == [
+        "I fixed add in calc.py."]
+
+
+def test_a_claimed_change_is_sent_back_only_once(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_llm.push(step(action="answer", text="I changed calc.py."),
+                  step(action="answer", text="I changed calc.py, really."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "make add in calc.py add"))
+
+    assert len(fake_llm.requests) == 2
+    assert of_type(session, ev.AssistantMessage)[-1].text == "I changed calc.py, really."

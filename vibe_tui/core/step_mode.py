@@ -63,6 +63,9 @@ RESULT_HEAD_CHARS = 1200
 RESULT_TAIL_CHARS = 1800
 EARLIER_TURNS = 3
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
+_CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
+                             r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
+                             r"|\bwas (?:changed|renamed|added|updated|set)\b", re.IGNORECASE)
 
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
@@ -117,6 +120,8 @@ class StepLoop(AgentLoop):
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
         self._format = STEP_FORMAT
+        self._hands_off = False  # the task must change nothing
+        self._pressed = False  # an answer claiming an unmade change was sent back
         self._answer = AnswerStream()
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
@@ -176,6 +181,14 @@ class StepLoop(AgentLoop):
             if isinstance(step, str):
                 self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
                 continue
+            if step.action == "answer" and number < limit and self._claims_unmade_change(
+                    step.args["text"]):
+                self._pressed = True
+                self._format = STEP_FORMAT
+                self._note("Your answer says you changed files, but no file was changed: "
+                           "an answer changes nothing. Make the change now with an edit or "
+                           "write step, or answer that you could not.")
+                continue
             if step.action == "answer":
                 self.emit(ev.AssistantMessage(text=step.args["text"]))
                 self.final_text = step.args["text"]
@@ -216,6 +229,14 @@ class StepLoop(AgentLoop):
                                      f"{STEP_MAX_TOKENS}-token limit of a step"))
             return Step("answer", {"text": self._answer.sent})
         return parse_step(response.text)
+
+    def _claims_unmade_change(self, answer: str) -> bool:
+        """The answer tells of a change, none was made, and the task allows one: the 1.5B
+        model often describes a fix in words instead of making it. Asked once a turn."""
+        if self._pressed or self._hands_off or any(
+                ok for step, ok in self._outcomes if step.action in ("edit", "write")):
+            return False
+        return _CLAIMED_CHANGE.search(answer) is not None
 
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
@@ -267,7 +288,8 @@ class StepLoop(AgentLoop):
         return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
 
     async def _gather(self) -> None:
-        if hands_off(self.task, self.host.state.mode):
+        self._hands_off = hands_off(self.task, self.host.state.mode)
+        if self._hands_off:
             self._format = LOOK_FORMAT
         workspace = self.host.workspace
         gathered = await asyncio.to_thread(gather, workspace, self.task)
