@@ -27,7 +27,8 @@ from textual.screen import ModalScreen
 from vibe_tui.commands import CommandRunner, VibeCommands, completions
 from vibe_tui.core import events as ev
 from vibe_tui.core.copy_targets import CopyTarget, save_copy, tool_output
-from vibe_tui.core.model import preload
+from vibe_tui.core.model import preload, use_remote
+from vibe_tui.core.model_process import ModelProcess
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
 from vibe_tui.widgets.conversation import Conversation, ScrollMove
@@ -76,10 +77,14 @@ class VibeApp(App[int]):
     status_bar = getters.query_one(StatusBar)
     prompt = getters.query_one(PromptInput)
 
-    def __init__(self, session: Session, web_port: int | None = None) -> None:
+    def __init__(self, session: Session, web_port: int | None = None,
+                 model_process: bool = False) -> None:
         super().__init__()
         self.session = session
         self.web_port = web_port  # None: no browser view; 0: any free port
+        # The model calls in a process of their own (model_process.py), not on this loop.
+        self.model_process: ModelProcess | None = None
+        self._wants_model_process = model_process
         self.web_view = None  # the WebView once started
         self.commands = CommandRunner(self)
         self._last_ctrl_c = float("-inf")
@@ -98,15 +103,30 @@ class VibeApp(App[int]):
 
     def on_mount(self) -> None:
         self._follow_events()
-        # LiteLLM takes seconds to import: only after the first frame is on screen. A
-        # message sent before it is ready says it waits for it, from now on.
-        self.call_after_refresh(self._preload, preload())
+        if self._wants_model_process:
+            self._start_model_process()
+        else:
+            # LiteLLM takes seconds to import: only after the first frame is on screen. A
+            # message sent before it is ready says it waits for it, from now on.
+            self.call_after_refresh(self._preload, preload())
         # With no model configured the session boots the local one; what is sent meanwhile
         # waits for it there.
         self.run_worker(self.session.start_model(), group="local-model", exit_on_error=False)
         self.call_after_refresh(self.session.start_mcp)
         if self.web_port is not None:
             self._start_web_view()
+
+    def _start_model_process(self) -> None:
+        store = self.session.store_path
+        self.model_process = ModelProcess(store.with_name("model-process.log") if store else None)
+        # From here a message waits for the process's LiteLLM, and says so.
+        use_remote(self.model_process)
+
+        async def start() -> None:
+            await self.model_process.start()
+            await asyncio.to_thread(importlib.import_module, "vibe_tui.widgets.answer")
+
+        self.call_after_refresh(self.run_worker, start(), group="preload", exit_on_error=False)
 
     @work(group="web-view", exit_on_error=False)
     async def _start_web_view(self) -> None:
@@ -336,6 +356,9 @@ class VibeApp(App[int]):
         await self.session.close()
         if self.web_view is not None:
             await self.web_view.stop()
+        if self.model_process is not None:
+            use_remote(None)
+            await self.model_process.close()
 
     # ---- approvals ----------------------------------------------------------------------
 
@@ -390,7 +413,7 @@ class VibeApp(App[int]):
 def run_tui(session: Session, web_port: int | None = None) -> int:
     """Run the full-screen app until the user quits; the exit code for the shell.
     ``web_port``: also serve the browser view (0: any free port)."""
-    app = VibeApp(session, web_port)
+    app = VibeApp(session, web_port, model_process=True)
     result = app.run()
     hint = resume_hint(app.session)
     if hint:

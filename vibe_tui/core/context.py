@@ -2,7 +2,8 @@
 
 Counting: LiteLLM's tokenizer for the model (``litellm.encode``: the tokenizer that
 ``token_counter`` picks, without its 150 µs of overhead per call; tiktoken for most
-models), cached per message object and per text. The provider's count is the truth; ours
+models; tiktoken's cl100k itself when the calls run in the model process,
+``model_process.py``), cached per message object and per text. The provider's count is the truth; ours
 only has to move with it. An estimate is the prompt tokens the last response reported,
 plus the change since that request, scaled by how the provider's count moved against ours
 between two requests (providers count tool schemas and message framing their own way, so
@@ -28,12 +29,7 @@ from typing import Any
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core.history import Message
-from vibe_tui.core.model import (
-    litellm_loaded,
-    litellm_module,
-    loaded_litellm,
-    max_input_tokens,
-)
+from vibe_tui.core.model import count_tokens, lookups_ready, max_input_tokens
 
 DEFAULT_WINDOW = 8192
 OUTPUT_SHARE = 0.2  # one tool result may fill at most this much of the window
@@ -111,7 +107,7 @@ class TokenCounter:
         count = self._memo.get(text)
         if count is None:
             try:
-                count = len(litellm_module().encode(model=self.model, text=text))
+                count = count_tokens(self.model, text)
             except Exception:  # an odd model name must not stop the conversation
                 count = len(text) // 4 + 1
             if len(self._memo) >= MEMO_LIMIT:
@@ -172,8 +168,7 @@ class ContextTracker:
     async def window(self, model: str) -> Window:
         window = self._windows.get(model)
         if window is None:
-            if not litellm_loaded():
-                await loaded_litellm()
+            await lookups_ready(model)
             window = self._windows[model] = context_window(self.config, model)
         return window
 

@@ -16,8 +16,10 @@ DELTA_INTERVAL_S = 0.1
 
 
 class DeltaThrottle:
-    def __init__(self, send: Callable[[str], object]) -> None:
+    def __init__(self, send: Callable[[str], object],
+                 interval_s: float = DELTA_INTERVAL_S) -> None:
         self._send = send
+        self._interval_s = interval_s
         self._unsent: list[str] = []  # streamed text not yet sent
         self._timer: asyncio.TimerHandle | None = None
         self._last_sent = float("-inf")
@@ -27,7 +29,7 @@ class DeltaThrottle:
         if self._timer is not None:
             return
         loop = asyncio.get_running_loop()
-        wait = self._last_sent + DELTA_INTERVAL_S - loop.time()
+        wait = self._last_sent + self._interval_s - loop.time()
         if wait <= 0:
             self.flush()
         else:

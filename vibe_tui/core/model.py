@@ -30,6 +30,15 @@ _import_lock = threading.Lock()
 # and says so. Without a preload (``-p``) the first call simply imports it.
 _preload_started = False
 _preload_done = threading.Event()
+# The model process (``model_process.py``) a view runs the calls in, out of its own loop:
+# while it is set, the calls and lookups below are answered by it, and this process never
+# imports LiteLLM.
+_remote = None
+
+
+def use_remote(remote) -> None:
+    global _remote
+    _remote = remote
 
 
 def litellm_module():
@@ -102,8 +111,32 @@ def litellm_loaded() -> bool:
     return _litellm is not None
 
 
+def remote():
+    """The model process answering this view's calls, or None."""
+    return _remote
+
+
+async def lookups_ready(model: str | None = None) -> None:
+    """What the sync lookups (window, prices, model lists) need: LiteLLM here, or the model
+    process's facts about ``model``."""
+    if _remote is not None:
+        await _remote.learn(model)
+    else:
+        await loaded_litellm()
+
+
+def count_tokens(model: str, text: str) -> int:
+    """Tokens of ``text`` by the model's tokenizer (LiteLLM's choice; tiktoken's
+    cl100k in a view whose calls run in the model process)."""
+    if _remote is not None:
+        return _remote.count_tokens(text)
+    return len(litellm_module().encode(model=model, text=text))
+
+
 def client_loading() -> bool:
     """A view's preload of LiteLLM is still under way: a model call now waits for it."""
+    if _remote is not None:
+        return not _remote.ready.is_set()
     return _preload_started and not _preload_done.is_set()
 
 
@@ -112,6 +145,9 @@ async def client_ready(limit_s: float = 60.0) -> None:
     call's imports): a call started meanwhile would do the same work again on the loop,
     where it stalls the screen. Waits in short slices, so an interrupted wait leaves no
     thread behind; after ``limit_s`` the call goes on and imports what it needs itself."""
+    if _remote is not None:
+        await _remote.wait_ready(limit_s)
+        return
     deadline = time.monotonic() + limit_s
     while client_loading() and time.monotonic() < deadline:
         await asyncio.to_thread(_preload_done.wait, 0.25)
@@ -186,6 +222,8 @@ async def stream_completion(
 ) -> ModelResponse:
     """One streamed model call. Raises ModelError; never retries by itself.
     ``on_progress(done, total)``: prompt tokens read so far, where the server says."""
+    if _remote is not None:
+        return await _remote.stream(settings, messages, tools, on_text, on_progress)
     litellm = await loaded_litellm()
     response = ModelResponse()
     assembler = ToolCallAssembler()
@@ -369,10 +407,17 @@ def _short_message(exc: Exception) -> str:
     return text.strip()[:500]
 
 
+def model_prices(model: str) -> tuple[float, float] | None:
+    """(input, output) price per token, or None when LiteLLM has none (local models)."""
+    if _remote is not None:
+        return _remote.known_facts(model).get("prices")
+    return _prices(model)
+
+
 @functools.cache
 def _prices(model: str) -> tuple[float, float] | None:
-    """(input, output) price per token, looked up once per model: LiteLLM's lookup costs
-    about a millisecond, and raises for models it has no price for (local ones)."""
+    """Looked up once per model: LiteLLM's lookup costs about a millisecond, and raises
+    for models it has no price for."""
     try:
         info = litellm_module().get_model_info(model)
     except Exception:
@@ -384,9 +429,15 @@ def _prices(model: str) -> tuple[float, float] | None:
     return float(prompt_price), float(completion_price)
 
 
-@functools.cache
 def max_input_tokens(model: str) -> int | None:
     """The model's context window as LiteLLM knows it, or None (local and unknown models)."""
+    if _remote is not None:
+        return _remote.known_facts(model).get("window")
+    return _max_input_tokens(model)
+
+
+@functools.cache
+def _max_input_tokens(model: str) -> int | None:
     try:
         info = litellm_module().get_model_info(model)
     except Exception:
@@ -397,7 +448,7 @@ def max_input_tokens(model: str) -> int | None:
 
 def response_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """Price of one call, or None when LiteLLM does not know the model's price."""
-    prices = _prices(model)
+    prices = model_prices(model)
     if prices is None:
         return None
     return prompt_tokens * prices[0] + completion_tokens * prices[1]
@@ -414,36 +465,3 @@ def describe_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"the arguments must be a JSON object, got {type(value).__name__}"
     return value, None
-
-
-# ---- for the settings screen ----------------------------------------------------------
-
-
-def provider_models(providers: tuple[str, ...], prefix: str) -> list[str]:
-    """LiteLLM's chat models for these providers (its bundled list, no network), as model
-    strings starting with ``prefix/``, sorted."""
-    return list(_provider_models(providers, prefix))
-
-
-@functools.cache
-def _provider_models(providers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
-    found: set[str] = set()
-    for name, info in litellm_module().model_cost.items():
-        if info.get("litellm_provider") not in providers or info.get("mode") != "chat":
-            continue
-        if "*" in name or name.startswith("ft:"):  # patterns and fine-tune templates
-            continue
-        found.add(name if name.startswith(prefix + "/") else f"{prefix}/{name}")
-    return tuple(sorted(found))
-
-
-async def probe(settings: ModelSettings) -> float:
-    """A one-token request: seconds until it completed, or ModelError with the provider's
-    own message."""
-    started = time.monotonic()
-    one_token = ModelSettings(model=settings.model, api_base=settings.api_base,
-                              api_key=settings.api_key, timeout_s=settings.timeout_s,
-                              max_tokens=1)
-    await stream_completion(one_token, [{"role": "user", "content": "Say OK."}], [],
-                            lambda _text: None)
-    return time.monotonic() - started

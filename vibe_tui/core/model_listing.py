@@ -6,7 +6,9 @@ itself is ``config/providers.py``.
 
 from __future__ import annotations
 
+import functools
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +34,7 @@ async def list_models(provider: Provider, api_base: str | None = None,
     """The provider's models as LiteLLM model strings. Raises ProviderError with a
     message for the user when a server cannot be asked."""
     if provider.listing == "litellm":
-        await model_adapter.loaded_litellm()
-        return model_adapter.provider_models(provider.litellm_names, provider.prefix)
+        return await list_provider_models(provider.litellm_names, provider.prefix)
     if provider.listing == "local":
         return [DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL]
     base = (api_base or provider.base_url or "").rstrip("/")
@@ -48,6 +49,36 @@ async def list_models(provider: Provider, api_base: str | None = None,
     models = sorted(qualified(provider, n) for n in names if isinstance(n, str) and n)
     _server_lists[base] = models
     return models
+
+
+def provider_models(providers: tuple[str, ...], prefix: str) -> list[str]:
+    """LiteLLM's chat models for these providers (its bundled list, no network), as model
+    strings starting with ``prefix/``, sorted; in a view with a model process, those it
+    listed already (``list_provider_models``), else none."""
+    remote = model_adapter.remote()
+    if remote is not None:
+        return remote.known_models(providers, prefix)
+    return list(_provider_models(providers, prefix))
+
+
+async def list_provider_models(providers: tuple[str, ...], prefix: str) -> list[str]:
+    remote = model_adapter.remote()
+    if remote is not None:
+        return await remote.provider_models(providers, prefix)
+    await model_adapter.loaded_litellm()
+    return provider_models(providers, prefix)
+
+
+@functools.cache
+def _provider_models(providers: tuple[str, ...], prefix: str) -> tuple[str, ...]:
+    found: set[str] = set()
+    for name, info in model_adapter.litellm_module().model_cost.items():
+        if info.get("litellm_provider") not in providers or info.get("mode") != "chat":
+            continue
+        if "*" in name or name.startswith("ft:"):  # patterns and fine-tune templates
+            continue
+        found.add(name if name.startswith(prefix + "/") else f"{prefix}/{name}")
+    return tuple(sorted(found))
 
 
 def _entries(data: Any, key: str) -> list[dict[str, Any]]:
@@ -98,10 +129,22 @@ async def check_model(model: str, api_base: str | None = None, api_key: str | No
     settings = model_adapter.ModelSettings(model=model, api_base=api_base or None,
                                            api_key=api_key or None, timeout_s=timeout_s)
     try:
-        latency = await model_adapter.probe(settings)
+        latency = await probe(settings)
     except model_adapter.ModelError as error:
         return CheckOutcome(False, message=_with_root_cause(error))
     return CheckOutcome(True, latency_s=latency)
+
+
+async def probe(settings: model_adapter.ModelSettings) -> float:
+    """A one-token request: seconds until it completed, or ModelError with the provider's
+    own message."""
+    started = time.monotonic()
+    one_token = model_adapter.ModelSettings(model=settings.model, api_base=settings.api_base,
+                                            api_key=settings.api_key,
+                                            timeout_s=settings.timeout_s, max_tokens=1)
+    await model_adapter.stream_completion(one_token, [{"role": "user", "content": "Say OK."}],
+                                          [], lambda _text: None)
+    return time.monotonic() - started
 
 
 def _with_root_cause(error: Exception) -> str:
@@ -128,6 +171,6 @@ def completion_models(current_model: str, api_base: str | None = None) -> list[s
     if api_base and api_base.rstrip("/") in _server_lists:
         names += _server_lists[api_base.rstrip("/")]
     elif provider is not None and provider.listing == "litellm" \
-            and model_adapter.litellm_loaded():
-        names += model_adapter.provider_models(provider.litellm_names, provider.prefix)
+            and (model_adapter.litellm_loaded() or model_adapter.remote() is not None):
+        names += provider_models(provider.litellm_names, provider.prefix)
     return list(dict.fromkeys(names))
