@@ -125,6 +125,7 @@ class VibeApp(App[int]):
         async def start() -> None:
             await self.model_process.start()
             await asyncio.to_thread(importlib.import_module, "vibe_tui.widgets.answer")
+            gc.freeze()  # what start-up made lives on: full collections need not scan it
 
         self.call_after_refresh(self.run_worker, start(), group="preload", exit_on_error=False)
 
@@ -410,10 +411,18 @@ class VibeApp(App[int]):
                 self.conversation.add_entry(outcome.message, "-notice")
 
 
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
 def run_tui(session: Session, web_port: int | None = None) -> int:
     """Run the full-screen app until the user quits; the exit code for the shell.
     ``web_port``: also serve the browser view (0: any free port)."""
     app = VibeApp(session, web_port, model_process=True)
+    # Each frame of a streamed answer makes some 5,000 short-lived objects (Textual's
+    # strips and their caches); at Python's default thresholds that set off a full
+    # collection about once a second, 25-60 ms in the middle of a frame, while keys
+    # waited (bench/README.md). Cycles are rare here: collect far less often.
+    gc.set_threshold(*GC_THRESHOLDS)
     result = app.run()
     hint = resume_hint(app.session)
     if hint:
