@@ -61,30 +61,39 @@ def litellm_module():
                 # one from the Hugging Face hub); tiktoken, recalibrated from the usage each
                 # response reports, is close enough.
                 litellm.disable_hf_tokenizer_download = True
+                # LiteLLM prices every call itself (a tokenizer loaded just for that: 40
+                # MiB, and CPU per call); the loop prices calls from the reported usage.
+                litellm.response_cost_calculator = _no_cost
                 _litellm = litellm
     return _litellm
 
 
-def preload() -> Coroutine[Any, Any, None]:
+def _no_cost(*_args: Any, **_kwargs: Any) -> None:
+    return None
+
+
+def preload(tokenizer: bool = True) -> Coroutine[Any, Any, None]:
     """LiteLLM, and what it imports only at its first call (~65 more modules: 0.6 s of CPU
-    that would otherwise land on the views' loop in the middle of the first answer).
+    that would otherwise land on the views' loop in the middle of the first answer), and
+    the tokenizer unless this process counts no tokens (the model process).
     From the call on, before the returned coroutine runs, ``client_loading()`` is true."""
     global _preload_started
     _preload_started = True
-    return _preload()
+    return _preload(tokenizer)
 
 
-async def _preload() -> None:
+async def _preload(tokenizer: bool) -> None:
     try:
         litellm = await asyncio.to_thread(litellm_module)
-        await asyncio.to_thread(_warm_first_call, litellm)
+        await asyncio.to_thread(_warm_first_call, litellm, tokenizer)
     finally:
         _preload_done.set()
 
 
-def _warm_first_call(litellm) -> None:
+def _warm_first_call(litellm, tokenizer: bool = True) -> None:
     try:  # the tokenizer every model is counted with (no Hugging Face ones: see above)
-        litellm.encode(text="warm-up")
+        if tokenizer:
+            litellm.encode(text="warm-up")
     except Exception:
         log.debug("tokenizer warm-up failed", exc_info=True)
 

@@ -111,7 +111,7 @@ async def answer(request: dict[str, Any], replies: Replies) -> None:
 
 
 async def warm_up(replies: Replies) -> None:
-    await model_adapter.preload()
+    await model_adapter.preload(tokenizer=False)  # the screen counts tokens itself
     # LiteLLM leaves many long-lived objects: frozen, a full collection does not scan them.
     gc.freeze()
     replies.send({"ready": True})
