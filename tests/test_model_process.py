@@ -179,3 +179,17 @@ async def test_the_app_streams_steers_and_stops_with_its_model_in_a_process(fake
     assert process.pid is None and model_adapter.remote() is None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+async def test_the_settings_screen_lists_and_tests_models_through_the_process(
+        fake_llm, model_process):
+    from vibe_tui.core.model_listing import check_model, completion_models, list_provider_models
+
+    listed = await list_provider_models(("openai",), "openai")
+    assert "openai/gpt-4o" in listed
+    assert "openai/gpt-4o" in completion_models("openai/gpt-4o")
+    fake_llm.push(text("OK"))
+    assert (await check_model(fake_llm.model, fake_llm.base_url, "sk-x")).ok
+    refused = await check_model("openai/any", "http://127.0.0.1:9/v1", "sk-x", timeout_s=5)
+    # The reason beneath LiteLLM's words crosses the pipe too.
+    assert not refused.ok and "connect call failed" in refused.message.lower()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vibe_tui.core.model import ModelError, ModelResponse, ModelSettings
+from vibe_tui.tools.processes import terminate_child
 
 LINE_LIMIT = 1 << 28
 STOP_WAIT_S = 3.0
@@ -70,23 +71,20 @@ class ModelProcess:
             self._reading = asyncio.create_task(self._read(self._process))
 
     async def close(self) -> None:
-        """Close its stdin (it ends by itself), then wait a little, then end it by pid."""
+        """Close its stdin (it ends by itself); if it has not after a while, end its group."""
         process, self._process = self._process, None
         if process is None:
             return
         if process.stdin is not None:
             process.stdin.close()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), STOP_WAIT_S)
-        except asyncio.TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+        await terminate_child(process, STOP_WAIT_S)
         if self._reading is not None:
             await self._reading
 
     async def wait_ready(self, limit_s: float) -> None:
-        with contextlib.suppress(asyncio.TimeoutError):
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.ready.wait(), limit_s)
 
     async def _read(self, process: asyncio.subprocess.Process) -> None:
