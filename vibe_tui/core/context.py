@@ -3,8 +3,8 @@
 Counting: LiteLLM's tokenizer for the model (``litellm.encode``: the tokenizer that
 ``token_counter`` picks, without its 150 µs of overhead per call; tiktoken for most
 models; tiktoken's cl100k itself when the calls run in the model process,
-``model_process.py``), cached per message object and per text. The provider's count is the truth; ours
-only has to move with it. An estimate is the prompt tokens the last response reported,
+``model_process.py``), cached per message object and per text. The provider's count is
+the truth; ours only has to move with it. An estimate is the prompt tokens the last response reported,
 plus the change since that request, scaled by how the provider's count moved against ours
 between two requests (providers count tool schemas and message framing their own way, so
 one overall ratio would misjudge a single text). Texts too big to count in a blink, and

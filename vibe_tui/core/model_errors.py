@@ -80,3 +80,12 @@ def key_refused(model: str, reason: str) -> str:
 def first_line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else "no reason given"
     return line if len(line) <= MAX_REASON_CHARS else line[:MAX_REASON_CHARS] + "…"
+
+
+def root_cause(error: BaseException) -> BaseException:
+    """The exception at the bottom of ``error``'s chain (``error`` itself when none)."""
+    root, seen = error, set()
+    while (following := root.__cause__ or root.__context__) is not None and id(root) not in seen:
+        seen.add(id(root))
+        root = following
+    return root

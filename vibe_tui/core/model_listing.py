@@ -14,6 +14,7 @@ from typing import Any
 
 from vibe_tui.config.providers import Provider, provider_of, qualified, recent_models
 from vibe_tui.core import model as model_adapter
+from vibe_tui.core import model_errors
 from vibe_tui.local.catalogue import DEFAULT_LOCAL_MODEL, LIGHT_LOCAL_MODEL
 
 LIST_TIMEOUT_S = 5.0
@@ -151,10 +152,7 @@ def _with_root_cause(error: Exception) -> str:
     """The provider's message, plus the underlying reason when LiteLLM's words hide it
     ("Connection error." says nothing of a refused port or a failed DNS lookup)."""
     message = str(error)
-    root, seen = error, set()
-    while (following := root.__cause__ or root.__context__) is not None and id(root) not in seen:
-        seen.add(id(root))
-        root = following
+    root = model_errors.root_cause(error)
     detail = str(root).strip()
     if root is not error and detail and detail not in message:
         message += f" ({detail[:300]})"

@@ -29,6 +29,7 @@ from typing import Any, BinaryIO
 from vibe_tui.core import model as model_adapter
 from vibe_tui.core import model_listing
 from vibe_tui.core.deltas import DeltaThrottle
+from vibe_tui.core.model_errors import root_cause
 from vibe_tui.core.model import ModelError, ModelSettings
 
 FLUSH_S = 0.02  # text deltas closer than this travel together
@@ -54,16 +55,8 @@ def model_facts(model: str) -> dict[str, Any]:
 
 def error_reply(exc: ModelError) -> dict[str, Any]:
     return {"kind": exc.kind, "message": exc.message, "retry_after": exc.retry_after,
-            "summary": exc.summary, "cause": _root_cause(exc),
+            "summary": exc.summary, "cause": str(root_cause(exc)).strip()[:300] or None,
             "partial": asdict(exc.partial) if exc.partial is not None else None}
-
-
-def _root_cause(exc: BaseException) -> str | None:
-    seen = set()
-    while (following := exc.__cause__ or exc.__context__) is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        exc = following
-    return str(exc).strip()[:300] or None
 
 
 async def stream(request: dict[str, Any], replies: Replies) -> None:
