@@ -286,3 +286,40 @@ def test_a_claimed_change_is_sent_back_only_once(fake_llm, tmp_path: Path) -> No
 
     assert len(fake_llm.requests) == 2
     assert of_type(session, ev.AssistantMessage)[-1].text == "I changed calc.py, really."
+
+
+def test_an_answer_that_only_repeats_the_question_is_sent_back(fake_llm, tmp_path: Path) -> None:
+    """The 0.5B model answered "What files are in this repository?" with that question."""
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    fake_llm.push(step(action="answer", text="What files are in this repository? "),
+                  step(action="answer", text="There is one file: app.py."))
+    session = make_session(fake_llm, tmp_path, small_model=True, temperature=0.0)
+
+    end = asyncio.run(run_turn(session, "What files are in this repository?"))
+
+    assert end.state == "completed"
+    assert of_type(session, ev.AssistantMessage)[-1].text == "There is one file: app.py."
+    assert "only repeated the question" in user_text(fake_llm.requests[1])
+    assert [r["temperature"] for r in fake_llm.requests] == [0.0, 0.7]
+
+
+def test_an_answer_that_repeats_the_question_twice_is_kept(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="what is X?"), step(action="answer", text="What is X"),
+                  step(action="answer", text="what is x"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, "what is X?"))
+
+    assert end.state == "completed"
+    assert len(fake_llm.requests) == 3
+    assert of_type(session, ev.AssistantMessage)[-1].text == "what is x"
+
+
+def test_a_short_answer_in_the_question_s_words_is_an_answer(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="8080"))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "Is the port 8080 or 9090?"))
+
+    assert len(fake_llm.requests) == 1
+    assert of_type(session, ev.AssistantMessage)[-1].text == "8080"

@@ -58,6 +58,7 @@ STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
 # is full (minutes on two cores): this caps what one step may cost.
 STEP_MAX_TOKENS = 1024
 FAILED_EDITS_LIMIT = 3
+ECHOES_LIMIT = 2  # answers that only repeat the question, sent back
 READ_LINES = 150
 RESULT_HEAD_CHARS = 1200
 RESULT_TAIL_CHARS = 1800
@@ -66,6 +67,7 @@ _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
                              r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
                              r"|\bwas (?:changed|renamed|added|updated|set)\b", re.IGNORECASE)
+_WORD = re.compile(r"\w+")
 
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
@@ -172,7 +174,7 @@ class StepLoop(AgentLoop):
             return await super()._steps()
         await self._gather()
         limit = min(self.scope.max_steps, STEP_LIMIT)
-        failed_edits = repeats = 0
+        failed_edits = repeats = echoes = 0
         for number in range(1, limit + 1):
             self._take_steering()
             if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 3:
@@ -188,6 +190,13 @@ class StepLoop(AgentLoop):
                 self._note("Your answer says you changed files, but no file was changed: "
                            "an answer changes nothing. Make the change now with an edit or "
                            "write step, or answer that you could not.")
+                continue
+            if (step.action == "answer" and echoes < ECHOES_LIMIT
+                    and self._echoes_task(step.args["text"])):
+                echoes += 1
+                self._sampled = True
+                self._note("Your answer only repeated the question. Answer it: use the "
+                           "files and results above, or take a step to find out.")
                 continue
             if step.action == "answer":
                 self.emit(ev.AssistantMessage(text=step.args["text"]))
@@ -237,6 +246,13 @@ class StepLoop(AgentLoop):
                 ok for step, ok in self._outcomes if step.action in ("edit", "write")):
             return False
         return _CLAIMED_CHANGE.search(answer) is not None
+
+    def _echoes_task(self, answer: str) -> bool:
+        """The answer says nothing the task did not: the 0.5B model answered "What files
+        are in this repository?" with that question."""
+        said, asked = (set(_WORD.findall(text.lower())) for text in (answer, self.task))
+        # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer.
+        return len(said) >= max(3, len(asked) // 2) and said <= asked
 
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
