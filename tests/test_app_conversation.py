@@ -15,13 +15,13 @@ from app_helpers import (  # noqa: F401 - fixtures
     wait_for,
     wait_turns_ended,
 )
-from engine_helpers import fake_local_start
+from engine_helpers import fake_local_start, of_type
 from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.testing.script import error, hold, text, tool_call, tool_calls
-from vibe_tui.widgets.answer import AnswerView, EscapeCarry
+from vibe_tui.widgets.answer import GROW_ROWS, AnswerPart, AnswerView, EscapeCarry
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
 
@@ -41,6 +41,34 @@ async def test_streamed_answer_appears_as_markdown(fake_llm, tmp_path):
         assert "› fix add" in shown
         assert "def add(a, b):" in shown and "```" not in shown  # a code block, not raw fences
         assert [m.source for m in answers(app)] == [ANSWER]  # one answer for the whole stream
+
+
+async def test_a_streaming_answer_grows_on_screen_a_few_rows_at_a_time(fake_llm, tmp_path):
+    """A row more moves every row of a pane scrolled to its end: the tail keeps blank rows
+    below its text while it streams, and gives them up when the answer ends."""
+    paragraphs = "\n\n".join(f"Paragraph {n}." for n in range(1, 8))
+    fake_llm.push(text(paragraphs, chunk_size=3, delay=0.03))
+    app = make_app(fake_llm, tmp_path)
+    heights: set[tuple[int, int]] = set()
+
+    def record() -> bool:
+        tails = list(app.conversation.query(AnswerPart))
+        if tails and tails[-1].growing and tails[-1].size.width:
+            console = app.console
+            options = console.options.update_width(tails[-1].size.width)
+            heights.add((tails[-1].size.height, len(tails[-1].lines_for(console, options))))
+        return bool(of_type(app.session, ev.TurnEnded))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write paragraphs")
+        await wait_for(pilot, record, what="the answer to end")
+        tail = list(app.conversation.query(AnswerPart))[-1]
+        await wait_for(pilot, lambda: not tail.growing and tail.size.height == 13,
+                       what="the blank rows to go")
+    assert heights, "the answer was never seen streaming"
+    for height, text_rows in heights:
+        assert height % GROW_ROWS == 0, heights
+    assert any(height > text_rows for height, text_rows in heights), heights  # blank rows
 
 
 async def test_escape_sequences_are_neutralised_on_screen(fake_llm, tmp_path):

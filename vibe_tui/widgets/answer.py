@@ -38,6 +38,10 @@ FLUSH_INTERVAL_S = 1 / 10
 # Finished blocks are moved out of the tail once they add up to this many characters:
 # the tail, redrawn at each flush, stays short, and a long answer has few parts.
 PART_CHARS = 800
+# A streaming tail grows on screen this many rows at a time: a row more re-arranges the
+# pane and, scrolled to its end, moves every visible row, so the whole pane is painted
+# again; within the rows it has, a flush repaints the tail alone.
+GROW_ROWS = 4
 CODE_THEME = "monokai"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # A blank line, then a line starting in the first column: the end is that line's start.
@@ -139,10 +143,15 @@ class AnswerPart(Widget):
     }
     """
 
-    def __init__(self, markdown: str) -> None:
+    def __init__(self, markdown: str, growing: bool = False) -> None:
         super().__init__()
         self.markdown = markdown
+        self.growing = growing  # the streaming tail: blank rows below its text
         self._drawn: tuple[tuple[str, int], list[list[Segment]]] | None = None
+
+    def rows(self, lines: int) -> int:
+        """The rows ``lines`` of text take: while growing, up to a whole GROW_ROWS."""
+        return -(-lines // GROW_ROWS) * GROW_ROWS if self.growing else lines
 
     def render(self) -> RenderResult:
         return _DrawnOnce(self)
@@ -166,10 +175,18 @@ class AnswerPart(Widget):
             # line, and then a repaint of this part is enough.
             (_, width), lines = drawn
             console = self.app.console
-            if len(self.lines_for(console, console.options.update_width(width))) == len(lines):
+            now = self.lines_for(console, console.options.update_width(width))
+            if self.rows(len(now)) == self.rows(len(lines)):
                 self.refresh()
                 return
         self.refresh(layout=True)
+
+    def stop_growing(self) -> None:
+        """The stream ended: the blank rows below the text go."""
+        if self.growing:
+            self.growing = False
+            if self.is_attached:
+                self.refresh(layout=True)
 
 
 class _DrawnOnce:
@@ -180,8 +197,11 @@ class _DrawnOnce:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions):
         new_line = Segment.line()
-        for line in self.part.lines_for(console, options):
+        lines = self.part.lines_for(console, options)
+        for line in lines:
             yield from line
+            yield new_line
+        for _ in range(self.part.rows(len(lines)) - len(lines)):
             yield new_line
 
 
@@ -198,11 +218,11 @@ class AnswerView(Widget):
     }
     """
 
-    def __init__(self, markdown: str = "") -> None:
+    def __init__(self, markdown: str = "", streaming: bool = False) -> None:
         super().__init__()
         self.source = markdown
         *self._parts, tail = split_parts(markdown)
-        self._tail = AnswerPart(tail)
+        self._tail = AnswerPart(tail, growing=streaming)
 
     def compose(self):
         for part in self._parts:
@@ -219,6 +239,9 @@ class AnswerView(Widget):
             await self.mount(AnswerPart(tail[:done]), before=self._tail)
             tail = tail[done:]
         self._tail.set_markdown(tail)
+
+    def end_stream(self) -> None:
+        self._tail.stop_growing()
 
 
 class StreamedAnswer:
@@ -266,3 +289,4 @@ class StreamedAnswer:
         self._pending.append(self._escapes.flush())
         await self.flush()
         self._finished = True
+        self.view.end_stream()

@@ -164,7 +164,7 @@ class Conversation(VerticalScroll):
         if self._answer is None:
             from vibe_tui.widgets.answer import AnswerView, StreamedAnswer
 
-            view = AnswerView()
+            view = AnswerView(streaming=True)
             self._answer = StreamedAnswer(view, self._mount_entry(view), owner=self)
         self._answer.add(text)
 
