@@ -110,7 +110,7 @@ async def test_bang_output_goes_to_the_agent_with_the_next_message(fake_llm, tmp
         await submit(pilot, "and now?")  # sent once, with the message that followed it
         await wait_turns_ended(pilot, app.session, 2)
         assert "SHARED_OUTPUT" not in fake_llm.requests[1]["messages"][-1]["content"]
-        assert "!!command" in help_text()
+        assert "!!command" in help_text(tmp_path)
 
 
 async def test_slash_and_at_completion(fake_llm, tmp_path):
@@ -351,13 +351,13 @@ async def test_rewind_lists_the_turns_and_restores_their_files(fake_llm, tmp_pat
                                           for e in entries(app, ".-notice")), what="notice")
 
 
-def test_the_command_table_names_each_command_once_with_its_handler_and_help():
+def test_the_command_table_names_each_command_once_with_its_handler_and_help(tmp_path):
     import inspect
 
     from vibe_tui.commands import COMMANDS_BY_NAME, SLASH_COMMANDS, help_text
 
     assert len(COMMANDS_BY_NAME) == len(SLASH_COMMANDS)
-    shown = help_text()
+    shown = help_text(tmp_path)
     for command in SLASH_COMMANDS:
         assert command.name.startswith("/") and command.usage.startswith(command.name)
         assert inspect.iscoroutinefunction(command.run)

@@ -97,7 +97,7 @@ class VibeApp(App[int]):
             yield Conversation(id="conversation")
             yield Timeline(id="timeline")
         yield CompletionList(id="completions")
-        yield PromptInput(self.session.workspace, completions(), model_names=self._model_names,
+        yield PromptInput(self.session.workspace, completions(self.session.workspace), model_names=self._model_names,
                           id="prompt")
         yield StatusBar(self.session, id="status")
 

@@ -17,16 +17,16 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from vibe_tui.core.custom_commands import load_commands
 from vibe_tui.policy.types import MODES
 from vibe_tui.tools.processes import kill_group
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from vibe_tui.core.copy_targets import CopyTarget
     from vibe_tui.core.session import Session
     from vibe_tui.widgets.conversation import Conversation
@@ -85,14 +85,20 @@ Ctrl+D changes of this session · Ctrl+P command palette · Ctrl+Q quit
 !!command keeps the output to yourself · !export NAME=value: for the agent's commands too"""
 
 
-def completions() -> list[tuple[str, str]]:
-    """(name, help) pairs for the prompt's ``/`` completion."""
-    return [(command.name, command.help) for command in SLASH_COMMANDS]
+def completions(workspace: Path) -> list[tuple[str, str]]:
+    """(name, help) pairs for the prompt's ``/`` completion, the user's own commands too."""
+    custom = load_commands(workspace, COMMANDS_BY_NAME.keys()).commands.values()
+    return [(command.name, command.help) for command in [*SLASH_COMMANDS, *custom]]
 
 
-def help_text() -> str:
-    width = max(len(command.usage) for command in SLASH_COMMANDS)
-    lines = [f"{command.usage:<{width}}  {command.help}" for command in SLASH_COMMANDS]
+def help_text(workspace: Path) -> str:
+    found = load_commands(workspace, COMMANDS_BY_NAME.keys())
+    listed = [*SLASH_COMMANDS, *found.commands.values()]
+    width = max(len(command.usage) for command in listed)
+    lines = [f"{command.usage:<{width}}  {command.help}" for command in listed]
+    if found.untrusted:
+        lines.append("(this project's commands count once you trust the folder: /trust)")
+    lines += [f"skipped: {problem}" for problem in found.problems]
     return "\n".join(lines) + "\n\n" + KEYS_HELP
 
 
@@ -121,10 +127,18 @@ class CommandRunner:
             return
         name, _, argument = text.partition(" ")
         command = COMMANDS_BY_NAME.get(name)
-        if command is None:
-            self.say(f"unknown command {name}: /help lists the commands")
-        else:
+        if command is not None:
             await command.run(self, argument.strip())
+            return
+        found = load_commands(self.session.workspace, COMMANDS_BY_NAME.keys())
+        custom = found.commands.get(name)
+        if custom is not None:
+            self.session.send(custom.prompt(argument))
+        elif found.untrusted:
+            self.say(f"unknown command {name}: this project's own commands count once you "
+                     "trust the folder (/trust)")
+        else:
+            self.say(f"unknown command {name}: /help lists the commands")
 
     def say(self, text: str) -> None:
         self.host.conversation.add_entry(text, "-notice")
@@ -162,7 +176,7 @@ class CommandRunner:
 
 
 async def show_help(runner: CommandRunner, _: str) -> None:
-    runner.say(help_text())
+    runner.say(help_text(runner.session.workspace))
 
 
 async def clear_view(runner: CommandRunner, _: str) -> None:

@@ -13,6 +13,7 @@ from contextlib import aclosing
 from typing import TextIO
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.custom_commands import expand_command
 from vibe_tui.core.session import Session
 
 
@@ -22,6 +23,9 @@ async def run_headless(session: Session, task: str, output_format: str = "text",
     out = out or sys.stdout
     err = err or sys.stderr
     printer = JsonlPrinter(out) if output_format == "jsonl" else TextPrinter(out, err)
+    task, why_not = expand_command(session.workspace, task)
+    if why_not:
+        print(f"vibe-tui: {why_not}", file=err)
     turn_id = session.send(task)
     state = "failed"
     async for event in session.events(after=session.restored_until):
