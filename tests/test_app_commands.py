@@ -298,7 +298,9 @@ async def test_an_untrusted_project_config_is_shown_and_trust_applies_its_rules(
     from vibe_tui.testing.script import tool_call, tool_calls
 
     (tmp_path / ".vibe").mkdir()
-    (tmp_path / ".vibe" / "config.toml").write_text('[permissions]\nallow = ["Bash(touch:*)"]\n')
+    (tmp_path / ".vibe" / "config.toml").write_text(
+        '[permissions]\nallow = ["Bash(touch:*)"]\n\n'
+        '[[hooks.PostToolUse]]\nmatcher = "Bash"\ncommand = "echo hooked > hooked.txt"\n')
     fake_llm.push(tool_calls(tool_call("bash", {"command": "touch made.txt"})), text("made"))
     args = build_parser().parse_args(["-C", str(tmp_path), "--model", fake_llm.model,
                                       "--api-base", fake_llm.base_url])
@@ -307,12 +309,14 @@ async def test_an_untrusted_project_config_is_shown_and_trust_applies_its_rules(
         await wait_for(pilot, lambda: any("ignored .vibe/config.toml" in e and "/trust" in e
                                           for e in entries(app, ".-notice")), what="notice")
         assert "Bash(touch:*)" not in app.session.config.allow
+        assert app.session.config.hooks == []
         await submit(pilot, "/trust")
         assert "Bash(touch:*)" in app.session.config.allow
-        assert "trusted: its rules apply" in entries(app, ".-notice")[-1]
+        assert "trusted: its rules, hooks and commands apply" in entries(app, ".-notice")[-1]
         await submit(pilot, "make a file")
         await wait_turns_ended(pilot, app.session)
         assert (tmp_path / "made.txt").exists()  # allowed by the project's rule: no question
+        assert (tmp_path / "hooked.txt").read_text() == "hooked\n"  # and its hook ran
         assert events_of(app.session, ev.ApprovalRequested) == []
         await submit(pilot, "/trust")
         assert entries(app, ".-notice")[-1] == "this folder is already trusted as it is now"

@@ -18,7 +18,7 @@ from vibe_tui.commands import completions
 from vibe_tui.config.paths import config_dir
 from vibe_tui.config.trusted_folders import trust
 from vibe_tui.core.custom_commands import CustomCommand, load_commands, split_front_matter
-from vibe_tui.testing.script import text
+from vibe_tui.testing.script import text, tool_call, tool_calls
 
 FIX_ISSUE = """---
 description: Fix a numbered issue
@@ -145,3 +145,53 @@ def test_a_command_runs_in_headless_mode(fake_llm, tmp_path):
     code = asyncio.run(run_headless(make_session(fake_llm, tmp_path), "/deploy", out=out, err=err))
     assert last_user_message(fake_llm.requests[1]) == "/deploy"  # sent as typed, not run
     assert "count once you trust the folder" in err.getvalue()
+
+
+MAKE_FILE = """---
+description: Make the marker
+allowed-tools: Bash(touch:*), Bash(git commit -m "a, b":*)
+model: openai/the-command-model
+---
+Create the marker file.
+"""
+
+
+def test_allowed_tools_are_rules_and_a_bad_one_skips_the_command(tmp_path: Path) -> None:
+    write(user_commands() / "make-file.md", MAKE_FILE)
+    write(user_commands() / "bad.md", "---\nallowed-tools: Bash(rm -rf\n---\nhi\n")
+    found = load_commands(tmp_path)
+    made = found.commands["/make-file"]
+    assert made.allowed_tools == ("Bash(touch:*)", 'Bash(git commit -m "a, b":*)')
+    assert made.options.model == "openai/the-command-model"
+    assert "/bad" not in found.commands
+    assert any("bad.md" in p and "allowed-tools rule" in p for p in found.problems)
+
+
+def test_a_commands_rules_and_model_hold_for_its_turn_only(fake_llm, tmp_path):
+    write(user_commands() / "make-file.md", MAKE_FILE)
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "touch marker"})), text("made"),
+                  tool_calls(tool_call("bash", {"command": "touch second"})), text("asked"))
+    out, err = io.StringIO(), io.StringIO()
+    session = make_session(fake_llm, tmp_path)
+    session.interactive = False
+    assert asyncio.run(run_headless(session, "/make-file", out=out, err=err)) == 0
+    assert (tmp_path / "marker").exists()  # allowed by the command, without asking
+    assert "/make-file: model openai/the-command-model; allowed without asking: " \
+        "Bash(touch:*)" in err.getvalue()
+    assert [r["model"] for r in fake_llm.requests] == ["the-command-model"] * 2
+
+    session = make_session(fake_llm, tmp_path)
+    session.interactive = False
+    asyncio.run(run_headless(session, "make the second file", out=out, err=err))
+    assert not (tmp_path / "second").exists()  # a plain message: the rule is gone
+    assert fake_llm.requests[2]["model"] == fake_llm.model.split("/", 1)[1]
+
+
+def test_a_command_file_added_after_trust_needs_trusting_again(tmp_path: Path) -> None:
+    write(tmp_path / ".vibe" / "commands" / "review.md", "our review")
+    trust(tmp_path)
+    assert "/review" in load_commands(tmp_path).commands
+    write(tmp_path / ".vibe" / "commands" / "ship.md",
+          "---\nallowed-tools: Bash(*)\n---\nShip it.\n")  # what a pull could bring
+    found = load_commands(tmp_path)
+    assert found.untrusted and "/ship" not in found.commands and "/review" not in found.commands

@@ -32,6 +32,7 @@ from vibe_tui.core.model_process import ModelProcess
 from vibe_tui.core.session import Session
 from vibe_tui.policy.types import MODES
 from vibe_tui.widgets.conversation import Conversation, ScrollMove
+from vibe_tui.widgets.plan_view import PlanView
 from vibe_tui.widgets.prompt_input import CompletionList, PromptInput
 from vibe_tui.widgets.status_bar import StatusBar
 from vibe_tui.widgets.timeline import Timeline
@@ -76,6 +77,7 @@ class VibeApp(App[int]):
     timeline = getters.query_one(Timeline)
     status_bar = getters.query_one(StatusBar)
     prompt = getters.query_one(PromptInput)
+    plan_view = getters.query_one(PlanView)
 
     def __init__(self, session: Session, web_port: int | None = None,
                  model_process: bool = False) -> None:
@@ -96,6 +98,7 @@ class VibeApp(App[int]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield Timeline(id="timeline")
+        yield PlanView(id="plan")
         yield CompletionList(id="completions")
         yield PromptInput(self.session.workspace, completions(self.session.workspace), model_names=self._model_names,
                           id="prompt")
@@ -184,6 +187,7 @@ class VibeApp(App[int]):
         try:
             await self.conversation.show_event(event, message.replay)
             self.timeline.show_event(event)
+            self.plan_view.show_event(event)
             self.status_bar.show_event(event)
             self._show_model_start(event)
         except NoMatches:

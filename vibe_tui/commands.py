@@ -133,7 +133,9 @@ class CommandRunner:
         found = load_commands(self.session.workspace, COMMANDS_BY_NAME.keys())
         custom = found.commands.get(name)
         if custom is not None:
-            self.session.send(custom.prompt(argument))
+            if custom.granted:
+                self.say(custom.granted)
+            self.session.send(custom.prompt(argument), custom.options)
         elif found.untrusted:
             self.say(f"unknown command {name}: this project's own commands count once you "
                      "trust the folder (/trust)")
@@ -338,13 +340,14 @@ async def trust_folder(runner: CommandRunner, _: str) -> None:
         describe_project_settings,
         is_trusted,
         load_project_config,
+        load_project_hooks,
         trust,
     )
 
     session = runner.session
     shown = describe_project_settings(session.workspace)
     if not shown:
-        runner.say("this folder has no .vibe/config.toml or .mcp.json: nothing to trust")
+        runner.say("no .vibe/config.toml, .mcp.json or project commands here: nothing to trust")
         return
     if is_trusted(session.workspace):
         runner.say("this folder is already trusted as it is now")
@@ -352,13 +355,15 @@ async def trust_folder(runner: CommandRunner, _: str) -> None:
     trust(session.workspace)
     try:
         rules, _ = load_project_config(session.workspace)
+        hooks = load_project_hooks(session.workspace)
     except ValueError as exc:
-        runner.say(f"trusted, but its rules do not parse: {exc}")
+        runner.say(f"trusted, but its rules or hooks do not parse: {exc}")
         return
-    session.configure(**{kind: [*getattr(session.config, kind), *found]
+    session.configure(hooks=[*session.config.hooks, *hooks],
+                      **{kind: [*getattr(session.config, kind), *found]
                          for kind, found in rules.items()})
-    runner.say("\n".join(shown) + "\ntrusted: its rules apply from now on, its MCP "
-               "servers from the next session")
+    runner.say("\n".join(shown) + "\ntrusted: its rules, hooks and commands apply from now "
+               "on, its MCP servers from the next session")
 
 
 async def quit_app(runner: CommandRunner, _: str) -> None:

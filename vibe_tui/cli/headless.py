@@ -13,7 +13,10 @@ from contextlib import aclosing
 from typing import TextIO
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.hook_lines import hook_line
 from vibe_tui.core.custom_commands import expand_command
+from vibe_tui.core.plan import PlanItem, checklist, plan_of, progress
+from vibe_tui.core.result_kind import result_kind
 from vibe_tui.core.session import Session
 
 
@@ -23,10 +26,10 @@ async def run_headless(session: Session, task: str, output_format: str = "text",
     out = out or sys.stdout
     err = err or sys.stderr
     printer = JsonlPrinter(out) if output_format == "jsonl" else TextPrinter(out, err)
-    task, why_not = expand_command(session.workspace, task)
-    if why_not:
-        print(f"vibe-tui: {why_not}", file=err)
-    turn_id = session.send(task)
+    expanded = expand_command(session.workspace, task)
+    if expanded.note:
+        print(f"vibe-tui: {expanded.note}", file=err)
+    turn_id = session.send(expanded.text, expanded.options)
     state = "failed"
     async for event in session.events(after=session.restored_until):
         printer.show(event)
@@ -81,10 +84,16 @@ class TextPrinter:
         self.out = out
         self.err = err
         self._at_line_start = True
+        self._plan: list[PlanItem] | None = None  # the plan last printed
 
     def show(self, event: ev.Event) -> None:
+        plan = plan_of(event)
         if event.parent_call_id is not None:
             self._show_subagent_event(event)
+        elif plan is not None:
+            self._show_plan(plan)
+        elif isinstance(event, ev.ToolCall) and result_kind(event.tool, None) == "plan":
+            self._note(f"→ {event.tool}")  # its arguments are the plan printed next
         elif isinstance(event, ev.TextDelta):
             self.out.write(event.text)
             self.out.flush()
@@ -102,8 +111,18 @@ class TextPrinter:
             self._note(f"error: {event.message}")
         elif isinstance(event, ev.Notice):
             self._note(event.text)
+        elif isinstance(event, ev.HookRan):
+            self._note(f"  {hook_line(event, limit=400)}")
         elif isinstance(event, ev.TurnEnded) and event.state != "completed":
             self._note(f"turn {event.state}: {event.message or ''}".rstrip(": "))
+
+    def _show_plan(self, plan: list[PlanItem]) -> None:
+        """The checklist, when it changed: the model may send the same plan again."""
+        if plan == self._plan:
+            return
+        self._plan = plan
+        lines = checklist(plan).splitlines()
+        self._note("\n".join([progress(plan), *(f"  {line}" for line in lines)]))
 
     def _show_subagent_event(self, event: ev.Event) -> None:
         """Only the sub-agent's calls, indented; its report is the task call's result."""

@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     workspace = (args.cwd or Path.cwd()).resolve()
     lines = describe_project_settings(workspace)
     if not lines:
-        print(f"{workspace} has no {PROJECT_CONFIG} or {MCP_JSON}: nothing to trust")
+        print(f"{workspace} has no {PROJECT_CONFIG}, {MCP_JSON} or commands: nothing to trust")
         return 0
     if is_trusted(workspace):
         print(f"{workspace} is already trusted as it is now")

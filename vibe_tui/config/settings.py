@@ -1,8 +1,8 @@
 """User settings: the model, its provider, the mode, permission rules and limits.
 
 Read from ``config.toml`` in the user's config folder; command-line flags override it.
-A project's ``.vibe/config.toml`` adds permission rules (and nothing else) only once the
-user has trusted the folder (``trusted_folders``).
+A project's ``.vibe/config.toml`` adds permission rules and hooks (and nothing else) only
+once the user has trusted the folder (``trusted_folders``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.config.hook_settings import HookSpec, parse_hooks
 from vibe_tui.config.paths import CONFIG_FILE, config_dir
 from vibe_tui.policy.types import MODES, Mode
 
@@ -101,6 +102,9 @@ class Config:
     """``small_model``: the model is small (1-8B): the harness gathers the context itself and
     asks for one constrained step at a time instead of the free tool loop. Unset: on for the
     embedded model, off for the others."""
+    hooks: list[HookSpec] = field(default_factory=list)
+    """``[[hooks.PreToolUse]]`` and the other events' tables: shell commands run at named
+    points of a turn (``core/hooks.py``); the user's, then a trusted project's."""
     local_model: bool = False
     """Set by the app (and by ``vibe-tui eval`` in its runs' throwaway config): the model
     is the embedded one, whose tool calls are also read from its text when it writes them
@@ -164,6 +168,7 @@ def load_config(path: Path | None = None) -> Config:
         if key in permissions:
             raw[key] = list(permissions[key])
     raw.update(_sandbox_settings(raw.pop("sandbox", None), path))
+    raw["hooks"] = parse_hooks(raw.pop("hooks", None), path, "user")
     repo_map = raw.pop("repo_map", None) or {}
     if not isinstance(repo_map, dict):
         raise ValueError(f"{path}: [repo_map] must be a table (auto, max_tokens)")

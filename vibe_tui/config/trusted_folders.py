@@ -1,6 +1,6 @@
 """A project's own settings count only in a folder the user trusted, and only as they were
-then: a cloned repository, or a pull that changes ``.vibe/config.toml`` or ``.mcp.json``,
-must not be able to allow itself anything."""
+then: a cloned repository, or a pull that changes ``.vibe/config.toml``, ``.mcp.json`` or
+a command file, must not be able to allow itself anything."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from vibe_tui.config.hook_settings import HookSpec, parse_hooks
 from vibe_tui.config.paths import config_dir
 from vibe_tui.config.settings import Config
 
@@ -20,6 +21,10 @@ RULE_KINDS = ("allow", "deny", "ask")
 
 
 MCP_JSON = ".mcp.json"  # MCP servers in the format Claude Code reads
+# The project's custom commands (core/custom_commands.py): their front matter can allow
+# rules and pick a model for a turn, so they count only as they were when trusted.
+COMMAND_DIRS = (Path(".vibe") / "commands", Path(".claude") / "commands")
+MAX_DIGESTED_FILES = 2000
 
 
 def project_config_path(workspace: Path) -> Path:
@@ -32,6 +37,25 @@ def _digest(path: Path) -> str | None:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except FileNotFoundError:
         return None
+
+
+def _commands_digest(workspace: Path) -> str | None:
+    """One fingerprint of every file under the project's command folders (names, link
+    targets, contents); None when there are none."""
+    digest = hashlib.sha256()
+    count = 0
+    for folder in COMMAND_DIRS:
+        root = workspace / folder
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*"))[:MAX_DIGESTED_FILES]:
+            count += 1
+            digest.update(str(path.relative_to(workspace)).encode() + b"\0")
+            if path.is_symlink():
+                digest.update(b"link:" + os.readlink(path).encode())
+            elif path.is_file():
+                digest.update(path.read_bytes())
+    return digest.hexdigest() if count else None
 
 
 def _trust_path() -> Path:
@@ -59,14 +83,16 @@ def is_trusted(workspace: Path) -> bool:
         return False
     # .mcp.json starts programs: a pull that changes it must be trusted again too.
     return (entry.get("config_sha256") == _digest(project_config_path(workspace))
-            and entry.get("mcp_json_sha256") == _digest(workspace / MCP_JSON))
+            and entry.get("mcp_json_sha256") == _digest(workspace / MCP_JSON)
+            and entry.get("commands_sha256") == _commands_digest(workspace))
 
 
 def trust(workspace: Path) -> None:
     """Remember that the user trusts this folder's project config as it is now."""
     folders = _trusted_folders()
     folders[_folder_key(workspace)] = {"config_sha256": _digest(project_config_path(workspace)),
-                                       "mcp_json_sha256": _digest(workspace / MCP_JSON)}
+                                       "mcp_json_sha256": _digest(workspace / MCP_JSON),
+                                       "commands_sha256": _commands_digest(workspace)}
     path = _trust_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     scratch = path.with_suffix(".tmp")
@@ -100,11 +126,23 @@ def load_project_config(workspace: Path) -> tuple[dict[str, list[str]], str | No
     return {kind: found for kind, found in rules.items() if found}, None
 
 
+def load_project_hooks(workspace: Path) -> list[HookSpec]:
+    """The trusted project's hooks; none in a folder not trusted as it is now (its hooks
+    would run commands a cloned repository chose)."""
+    path = project_config_path(workspace)
+    if not path.is_file() or not is_trusted(workspace):
+        return []
+    with path.open("rb") as handle:
+        raw = tomllib.load(handle)
+    return parse_hooks(raw.get("hooks"), path, "project")
+
+
 def apply_project_config(config: Config, workspace: Path) -> tuple[Config, str | None]:
-    """``config`` with the trusted project's rules added, and the ignored-reason."""
+    """``config`` with the trusted project's rules and hooks added, and the ignored-reason."""
     rules, ignored = load_project_config(workspace)
     merged = {kind: [*getattr(config, kind), *rules.get(kind, [])] for kind in RULE_KINDS}
-    return config.with_overrides(**merged), ignored
+    hooks = [*config.hooks, *load_project_hooks(workspace)]
+    return config.with_overrides(**merged, hooks=hooks), ignored
 
 
 def describe_project_settings(workspace: Path) -> list[str]:
@@ -122,4 +160,9 @@ def describe_project_settings(workspace: Path) -> list[str]:
         except (ValueError, AttributeError):
             names = ["(the file does not parse)"]
         lines.append(f"{servers}: MCP servers {', '.join(names) or '(none)'}")
+    for folder in COMMAND_DIRS:
+        commands = sorted(path.relative_to(workspace / folder).with_suffix("").as_posix()
+                          for path in (workspace / folder).rglob("*.md"))
+        if commands:
+            lines.append(f"{workspace / folder}: commands {', '.join(commands)}")
     return lines

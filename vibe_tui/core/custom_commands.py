@@ -10,8 +10,9 @@ A project's command wins over the user's of the same name; the built-in commands
 over both.
 
 Optional YAML front matter: ``description`` and ``argument-hint`` (shown in the
-completion and /help). A command is only a message: it passes the same policy and
-approvals as anything the user types.
+completion and /help), ``allowed-tools`` (permission rules that run without asking for
+the command's turn only; deny rules still win) and ``model`` (the model of that turn).
+Otherwise a command is only a message: the same policy and approvals as anything typed.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vibe_tui.config.paths import config_dir
-from vibe_tui.config.trusted_folders import is_trusted
+from vibe_tui.config.trusted_folders import COMMAND_DIRS, is_trusted
+from vibe_tui.core.scope import TurnOptions
 
-PROJECT_DIRS = (Path(".vibe") / "commands", Path(".claude") / "commands")
+PROJECT_DIRS = COMMAND_DIRS
 MAX_FILE_BYTES = 64 * 1024
 MAX_DEPTH = 3  # folders below a commands folder
 _NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -39,6 +41,20 @@ class CustomCommand:
     path: Path
     description: str = ""
     argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str | None = None
+
+    @property
+    def options(self) -> TurnOptions:
+        return TurnOptions(allow=self.allowed_tools, model=self.model)
+
+    @property
+    def granted(self) -> str | None:
+        """What the command's turn may do beyond the session's settings, for the user."""
+        parts = [f"model {self.model}"] if self.model else []
+        if self.allowed_tools:
+            parts.append(f"allowed without asking: {', '.join(self.allowed_tools)}")
+        return f"{self.name}: {'; '.join(parts)} (this turn only)" if parts else None
 
     @property
     def usage(self) -> str:
@@ -130,9 +146,40 @@ def _read_command(path: Path, name: str, source: str) -> CustomCommand:
         raise ValueError("a binary file")
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     meta, body = split_front_matter(text)
+    model = _one_line(meta.get("model")) or None
     return CustomCommand(name=name, body=body, source=source, path=path,
                          description=_one_line(meta.get("description")),
-                         argument_hint=_one_line(meta.get("argument-hint")))
+                         argument_hint=_one_line(meta.get("argument-hint")),
+                         allowed_tools=allowed_tools(meta.get("allowed-tools")),
+                         model=model)
+
+
+def allowed_tools(value: object) -> tuple[str, ...]:
+    """``allowed-tools`` as rules: a YAML list, or Claude Code's comma-separated line
+    (``Bash(git add:*), Bash(git status:*)``; commas inside parentheses stay). A rule
+    that does not parse makes the whole command a problem, never a quieter grant."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else _top_level_split(str(value))
+    rules = tuple(" ".join(str(item).split()) for item in items if str(item).strip())
+    from vibe_tui.policy import parse_rule  # the shell parser: only for files that ask
+
+    for rule in rules:
+        try:
+            parse_rule(rule)
+        except ValueError as exc:
+            raise ValueError(f"allowed-tools rule {rule!r} is not valid: {exc}") from None
+    return rules
+
+
+def _top_level_split(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    return [*parts, text[start:]]
 
 
 def split_front_matter(text: str) -> tuple[dict, str]:
@@ -164,17 +211,27 @@ def _words(arguments: str) -> list[str]:
         return arguments.split()
 
 
-def expand_command(workspace: Path, text: str) -> tuple[str, str | None]:
+@dataclass(frozen=True)
+class Expanded:
+    """What a ``-p`` task line stands for: the message, the turn's options, and a
+    sentence for the user (what the command grants, or why it did not count)."""
+
+    text: str
+    options: TurnOptions | None = None
+    note: str | None = None
+
+
+def expand_command(workspace: Path, text: str) -> Expanded:
     """For ``-p``: the message a ``/name args`` line stands for (the text itself when it
-    names no custom command), and why a project's command did not count, if so."""
+    names no custom command)."""
     name, _, arguments = text.strip().partition(" ")
     if not name.startswith("/"):
-        return text, None
+        return Expanded(text)
     found = load_commands(workspace)
     command = found.commands.get(name)
     if command is not None:
-        return command.prompt(arguments), None
+        return Expanded(command.prompt(arguments), command.options, command.granted)
     if found.untrusted:
-        return text, (f"{name}: this project's own commands count once you trust the "
-                      "folder (vibe-tui trust)")
-    return text, None
+        return Expanded(text, note=(f"{name}: this project's own commands count once you "
+                                    "trust the folder (vibe-tui trust)"))
+    return Expanded(text)

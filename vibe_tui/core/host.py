@@ -25,6 +25,7 @@ E = TypeVar("E", bound=Event)
 class LoopHost(Protocol):
     # Settings and what the tools work on: read, never assigned by the loop.
     config: Config
+    id: str  # the session's id (hooks are told it)
     workspace: Path
     interactive: bool  # False: nobody can answer an approval (headless)
     tools: dict[str, Tool]
@@ -42,7 +43,7 @@ class LoopHost(Protocol):
 
     def emit(self, event: E, *, turn_id: int | None = None) -> E: ...
 
-    def decide(self, request: ToolRequest) -> Decision: ...
+    def decide(self, request: ToolRequest, allow: tuple[str, ...] = ()) -> Decision: ...
 
     def ask(self, call_id: str, request: ToolRequest, grant: str | None) -> PendingApproval:
         """Open an approval; its future settles with the first answer."""

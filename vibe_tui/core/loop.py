@@ -31,15 +31,12 @@ from vibe_tui.core.model import (
     response_cost,
     stream_completion,
 )
-from vibe_tui.core.prompts import (
-    LAST_CALL_NOTE,
-    PLAN_MODE_NOTE,
-    PLAN_OVER_NOTE,
-    TURN_LIMIT_NOTE,
-)
+from vibe_tui.core.hooks import Hooks
+from vibe_tui.core.prompts import LAST_CALL_NOTE, TURN_LIMIT_NOTE, mode_note
 from vibe_tui.core.repeats import RepeatGuard
 from vibe_tui.core.result_kind import result_kind
 from vibe_tui.core.scope import Scope
+from vibe_tui.core.settings import turn_settings
 from vibe_tui.core.tool_calls import ToolCallPipeline
 from vibe_tui.tools.base import (
     ToolError,
@@ -63,6 +60,7 @@ FAILURE_MESSAGES = {  # auth and connection failures come worded whole (``summar
     "not_found": "the model {model} was not found: {error}",
     "context": "the conversation no longer fits {model}'s context window: {error}",
 }
+STOP_HOOK_NOTE = "[vibe-tui: a Stop hook says the turn is not done yet: {reason}]"
 UNFINISHED_REPORT = "[the helper used all its {calls} model calls before finishing its report]"
 
 
@@ -97,6 +95,9 @@ class AgentLoop(ToolCallPipeline):
             lambda done, total: self.emit(ev.PromptProgress(done=done, total=total)))
         self._open_calls: dict[str, str] = {}  # call id -> tool, until a result is given
         self._repeats = RepeatGuard()
+        self.hooks = Hooks(self.config.hooks, host.tool_context, self.emit, {
+            "session_id": host.id, "cwd": str(host.workspace),
+            "permission_mode": host.state.mode})
 
     @property
     def nested(self) -> bool:
@@ -121,6 +122,11 @@ class AgentLoop(ToolCallPipeline):
                 return
         attached = Attached()
         try:
+            hooked = await self.hooks.prompt_sent(prompt)
+            if hooked.blocked:  # the prompt goes no further: not even into the history
+                host.emit(ev.TurnEnded(state="failed", message=(
+                    f"a hook blocked this message: {hooked.blocked}")))
+                return
             context = await self._first_turn_context(prompt)
             if attachments is not None:  # @files, !command output
                 attached = await attachments.take(prompt)
@@ -128,12 +134,13 @@ class AgentLoop(ToolCallPipeline):
             self._stopped_before_asking(prompt)
             return
         note = mode_note(host.state.mode, self.scope.messages)
-        context = "\n\n".join(part for part in (note, context, attached.context) if part) or None
+        context = "\n\n".join(part for part in (note, context, attached.context, hooked.added)
+                              if part) or None
         host.emit(ev.UserMessage(text=prompt, context=context))
         if attached.summary:
             host.emit(ev.Notice(text=attached.summary))
         try:
-            state, message = await self._steps()
+            state, message = await self._steps_until_hooks_agree()
         except asyncio.CancelledError:
             self._close_open_work()
             state, message = "interrupted", INTERRUPTED
@@ -240,6 +247,20 @@ class AgentLoop(ToolCallPipeline):
             reprompted = True
             self.emit(ev.UserMessage(text=CUT_OFF_PROMPT if cut_off else EMPTY_ANSWER_PROMPT))
 
+    async def _steps_until_hooks_agree(self) -> tuple[ev.TurnState, str | None]:
+        """The turn's steps; a Stop hook that blocks the end sends the agent back to work
+        with its reason (a few times a turn at most)."""
+        state, message = await self._steps()
+        continued = 0
+        while state == "completed":
+            verdict = await self.hooks.turn_ending(continued)
+            if not verdict.blocked:
+                break
+            continued += 1
+            self.emit(ev.UserMessage(text=STOP_HOOK_NOTE.format(reason=verdict.blocked)))
+            state, message = await self._steps()
+        return state, message
+
     def _limit_message(self, steps: int) -> str:
         return f"stopped after {steps} model calls (max_steps); send a message to continue"
 
@@ -301,7 +322,7 @@ class AgentLoop(ToolCallPipeline):
         raise AssertionError("unreachable")
 
     def _model_settings(self) -> model_adapter.ModelSettings:
-        return self.host.model_settings()
+        return turn_settings(self.host.model_settings(), self.scope.options.model)
 
     def _request_messages(self) -> list[history.Message]:
         messages = [{"role": "system", "content": self.scope.system_prompt}]
@@ -474,20 +495,3 @@ def _ignore(_: str) -> None:
 def _first_line(text: str, limit: int = 80) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit and line == text.strip() else line[:limit] + "…"
-
-
-def mode_note(mode: str, messages: list[history.Message]) -> str | None:
-    """What the model must know of the mode before the user's words: in plan mode, that it
-    plans; on the first turn after plan mode, that it may act now. Sent with the message,
-    not in the system prompt, so the prompt's cached prefix stays the same in every mode."""
-    if mode == "plan":
-        return PLAN_MODE_NOTE
-    for message in reversed(messages):
-        content = message.get("content")
-        if message.get("role") != "user" or not isinstance(content, str):
-            continue
-        if PLAN_OVER_NOTE in content:
-            return None
-        if PLAN_MODE_NOTE in content:
-            return PLAN_OVER_NOTE
-    return None

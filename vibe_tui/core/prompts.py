@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
+from typing import Any
 
 SYSTEM_PROMPT = """\
 You are vibe-tui, a coding agent working in the user's repository at {workspace} \
@@ -139,3 +140,20 @@ Rules:
 - Do not repeat a step: its result is already below.
 - After each change the task's command is run again and you see its result.
 """
+
+
+def mode_note(mode: str, messages: list[dict[str, Any]]) -> str | None:
+    """What the model must know of the mode before the user's words: in plan mode, that it
+    plans; on the first turn after plan mode, that it may act now. Sent with the message,
+    not in the system prompt, so the prompt's cached prefix stays the same in every mode."""
+    if mode == "plan":
+        return PLAN_MODE_NOTE
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, str):
+            continue
+        if PLAN_OVER_NOTE in content:
+            return None
+        if PLAN_MODE_NOTE in content:
+            return PLAN_OVER_NOTE
+    return None

@@ -24,6 +24,7 @@ TOOL_FAMILIES: dict[str, ResultKind] = {
     "grep": "search",
     "repo_map": "repo_map",
     "task": "task",
+    "todo": "plan",
 }
 
 

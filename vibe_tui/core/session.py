@@ -31,7 +31,7 @@ from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
 from vibe_tui.core.step_mode import turn_loop, warm_prefix
 from vibe_tui.core.resume import closing_events
-from vibe_tui.core.scope import Scope
+from vibe_tui.core.scope import Scope, TurnOptions
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
 from vibe_tui.mcp import McpManager, McpServer
 from vibe_tui.core.model import ModelSettings
@@ -130,9 +130,9 @@ class Session:
 
     # ---- the four doors -------------------------------------------------------------
 
-    def send(self, text: str) -> int:
+    def send(self, text: str, options: TurnOptions | None = None) -> int:
         """Start a turn, or steer the running one (read before its next model call).
-        Returns the turn id the text belongs to."""
+        Returns the turn id the text belongs to. ``options`` count for a new turn only."""
         if self._closed:
             raise RuntimeError("the session is closed")
         if self.model_runtime.starting:  # sent, in order, once the local model is ready
@@ -143,10 +143,10 @@ class Session:
         self.start_mcp()
         self._turn_id += 1
         self._turn_task = asyncio.get_running_loop().create_task(
-            self._run_turn(self._turn_id, text), name=f"turn-{self._turn_id}")
+            self._run_turn(self._turn_id, text, options), name=f"turn-{self._turn_id}")
         return self._turn_id
 
-    async def _run_turn(self, turn_id: int, text: str) -> None:
+    async def _run_turn(self, turn_id: int, text: str, options: TurnOptions | None) -> None:
         """One turn. While MCP servers are still starting it first waits for them (a
         bounded while), so the model's first call already lists their tools."""
         if self.mcp.starting:
@@ -159,7 +159,8 @@ class Session:
                 self.emit(ev.UserMessage(text=text))
                 self.emit(ev.TurnEnded(state="interrupted", message=INTERRUPTED))
                 return
-        loop = turn_loop(self, turn_id, self.main_scope(), self.model_runtime.warmed)
+        scope = self.main_scope(options or TurnOptions())
+        loop = turn_loop(self, turn_id, scope, self.model_runtime.warmed)
         await loop.run(text, self.attachments)
 
     async def start_model(self) -> bool:
@@ -385,7 +386,7 @@ class Session:
         return (system_prompt(self.workspace, self.memory.current().prompt, self.config.subagents_on)
                 + self._sandbox_note)
 
-    def main_scope(self) -> Scope:
+    def main_scope(self, options: TurnOptions = TurnOptions()) -> Scope:
         """What the main agent works with (a sub-agent gets a scope of its own)."""
         tools = self.tools
         # A copy: an MCP server that becomes ready mid-turn joins at the next turn here.
@@ -393,17 +394,19 @@ class Session:
             tools = {name: tool for name, tool in tools.items() if name != "task"}
         return Scope(messages=self.messages, tools=tools, tool_context=self.tool_context,
                      system_prompt=self.system_prompt, context=self.context,
-                     max_steps=self.config.max_steps)
+                     max_steps=self.config.max_steps, options=options)
 
     def policy_context(self) -> PolicyContext:
         return PolicyContext(mode=self.mode, workspace=self.workspace,
                              allow=list(self.config.allow), deny=list(self.config.deny),
                              ask=list(self.config.ask), grants=set(self.grants))
 
-    def decide(self, request: ToolRequest) -> Decision:
+    def decide(self, request: ToolRequest, allow: tuple[str, ...] = ()) -> Decision:
         from vibe_tui.policy.decide import decide  # tree-sitter: not on the start-up path
 
-        return decide(request, self.policy_context())
+        policy = self.policy_context()
+        policy.allow += allow  # a turn's own rules (TurnOptions); deny still wins
+        return decide(request, policy)
 
     def ask(self, call_id: str, request: ToolRequest, grant: str | None) -> PendingApproval:
         return self.approvals.open(call_id, request, grant)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from vibe_tui.config.settings import Config
 from vibe_tui.core.model import ModelSettings
 from vibe_tui.tools.base import ToolContext
@@ -25,6 +27,18 @@ def compaction_settings(config: Config, model: str, max_tokens: int) -> ModelSet
                          api_base=config.api_base if same_provider else None,
                          api_key=config.api_key if same_provider else None,
                          timeout_s=config.model_timeout_s, max_tokens=max_tokens)
+
+
+def turn_settings(settings: ModelSettings, model: str | None) -> ModelSettings:
+    """``settings`` for a turn that asked for another model (a custom command's): the
+    endpoint and key go with it only to the same provider, as for the summary writer."""
+    if not model or model == settings.model:
+        return settings
+    same_provider = _provider(model) == _provider(settings.model)
+    return replace(settings, model=model,
+                   api_base=settings.api_base if same_provider else None,
+                   api_key=settings.api_key if same_provider else None,
+                   text_tool_calls=False, prompt_progress=False)
 
 
 def _provider(model: str) -> str:

@@ -33,6 +33,7 @@ from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
+from vibe_tui.core.settings import turn_settings
 from vibe_tui.core.step_context import gather, task_commands, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
 from vibe_tui.core.step_protocol import (
@@ -145,7 +146,8 @@ class StepLoop(AgentLoop):
         pass
 
     def _model_settings(self) -> ModelSettings:
-        settings = replace(self.host.model_settings(), response_format=self._format,
+        settings = replace(turn_settings(self.host.model_settings(), self.scope.options.model),
+                           response_format=self._format,
                            max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False

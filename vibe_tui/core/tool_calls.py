@@ -11,19 +11,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from vibe_tui.core import context as ctx
 from vibe_tui.core import events as ev
 from vibe_tui.core import history, undo
 from vibe_tui.core.approvals import Answer, PendingApproval
+from vibe_tui.core.hooks import Hooks
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.model import describe_arguments
 from vibe_tui.core.repeats import RepeatGuard
 from vibe_tui.core.result_kind import json_safe, result_kind
 from vibe_tui.core.scope import Scope
-from vibe_tui.policy.types import ToolRequest
+from vibe_tui.policy.types import Decision, ToolRequest
 from vibe_tui.tools.base import Tool, ToolError, ToolOutput
 from vibe_tui.tools.task import current_runner
 
@@ -32,6 +33,7 @@ E = TypeVar("E", bound=ev.Event)
 
 # A cheap first cut before any counting; the real cap is a share of the context window.
 MAX_RESULT_CHARS = 100_000
+MAX_HOOK_RESPONSE_CHARS = 20_000
 
 
 @dataclass
@@ -48,6 +50,7 @@ class PreparedCall:
     answered_by: str | None = None
     diff: str | None = None  # the change the user was shown, for an edit that asked
     hunks: list[int] | None = None  # the hunks of that diff the user kept (None: all)
+    hook_context: str = ""  # what PreToolUse hooks added for the model
 
     @property
     def runs_alongside(self) -> bool:
@@ -65,6 +68,7 @@ class ToolCallPipeline:
     _window: ctx.Window | None
     _open_calls: dict[str, str]  # call id -> tool, until a result is given
     _repeats: RepeatGuard
+    hooks: Hooks
 
     @property
     def nested(self) -> bool:
@@ -112,11 +116,14 @@ class ToolCallPipeline:
         except ToolError as error:
             prepared.error = str(error)
             return
-        decision = host.decide(prepared.request)
+        decision = host.decide(prepared.request, self.scope.options.allow)
         prepared.decision, prepared.reason = decision.action, decision.reason
         if decision.action == "deny":
             prepared.denied = f"denied: {decision.reason}"
             prepared.answered_by = "policy"
+            return
+        decision = await self._before_hooks(prepared, decision)
+        if prepared.denied is not None:
             return
         if decision.action == "allow":
             prepared.answered_by = "policy"
@@ -139,6 +146,34 @@ class ToolCallPipeline:
         prepared.denied = (f"denied: this call needs approval ({decision.reason}) and nobody "
                            "can answer in headless mode; it did not run. The user can allow it "
                            f"with --allow '{decision.grant or prepared.tool}'.")
+
+    async def _before_hooks(self, prepared: PreparedCall, decision: Decision) -> Decision:
+        """PreToolUse hooks: a block denies the call with their reason; an "ask" turns an
+        allowed call into a question for the user. They never allow anything."""
+        verdict = await self.hooks.before_tool(prepared.tool, prepared.args, prepared.call_id)
+        prepared.hook_context = verdict.added
+        if verdict.blocked:
+            prepared.denied = f"blocked by a hook: {verdict.blocked}"
+            prepared.answered_by = "hook"
+        elif verdict.ask and decision.action == "allow":
+            decision = Decision("ask", f"a hook asks: {verdict.ask}")
+            prepared.decision, prepared.reason = decision.action, decision.reason
+        return decision
+
+    async def _after_hooks(self, prepared: PreparedCall, output: ToolOutput) -> ToolOutput:
+        """PostToolUse hooks read what the call did; what they block or add, the model reads
+        after the result (the call has run: nothing is undone)."""
+        response = {"output": output.text[:MAX_HOOK_RESPONSE_CHARS], "ok": output.ok,
+                    "exit_code": output.exit_code, "diff": output.diff}
+        verdict = await self.hooks.after_tool(prepared.tool, prepared.args, prepared.call_id,
+                                              response)
+        notes = [prepared.hook_context, verdict.added]
+        if verdict.blocked:
+            notes.append(f"a PostToolUse hook objects: {verdict.blocked}")
+        added = "\n".join(note for note in notes if note)
+        if not added:
+            return output
+        return replace(output, text=f"{output.text}\n[hooks: {added}]")
 
     async def _finish(self, prepared: PreparedCall) -> None:
         if prepared.error is not None:
@@ -181,8 +216,10 @@ class ToolCallPipeline:
                                 ok=False)
         finally:
             current_runner.reset(runner)
+        duration = time.monotonic() - started
+        output = await self._after_hooks(prepared, output)
         status: ev.ResultStatus = "ok" if output.ok else "error"
-        await self._give_result(prepared, output, status, time.monotonic() - started)
+        await self._give_result(prepared, output, status, duration)
 
     async def _run_tool(self, tool: Tool, prepared: PreparedCall) -> ToolOutput:
         """Run the tool, recording what it changed in the workspace (the Changes screen's

@@ -14,5 +14,7 @@ def default_tools() -> list[Tool]:
     from vibe_tui.tools.repo_map import REPO_MAP_TOOLS
     from vibe_tui.tools.search import SEARCH_TOOLS
     from vibe_tui.tools.shell import SHELL_TOOLS
+    from vibe_tui.tools.todo import TODO_TOOLS
 
-    return [*FILE_TOOLS, *SEARCH_TOOLS, *REPO_MAP_TOOLS, *SHELL_TOOLS, *INTERACTIVE_TOOLS]
+    return [*FILE_TOOLS, *SEARCH_TOOLS, *REPO_MAP_TOOLS, *SHELL_TOOLS, *INTERACTIVE_TOOLS,
+            *TODO_TOOLS]

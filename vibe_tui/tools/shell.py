@@ -99,6 +99,18 @@ async def _pump(stream: asyncio.StreamReader, sink: HeadTail) -> None:
         sink.feed(chunk)
 
 
+async def _feed(stdin: asyncio.StreamWriter | None, data: bytes | None) -> None:
+    """Write ``data`` and close: a program that exits without reading it is no error."""
+    if stdin is None or data is None:
+        return
+    try:
+        stdin.write(data)
+        await stdin.drain()
+        stdin.close()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
 async def _drained(pumps: asyncio.Future, grace_s: float) -> bool:
     """Wait up to ``grace_s`` for both pipes to reach EOF; shielded so a timeout here
     does not cancel the readers."""
@@ -169,20 +181,34 @@ async def after_command(ctx: ToolContext) -> str | None:
     return git_dirs.describe_quarantine(moved) if moved else None
 
 
-async def start_command(command: str, ctx: ToolContext) -> Started:
+@dataclass(frozen=True)
+class CommandSetup:
+    """What a command gets beyond the session's defaults: a folder other than ``ctx.cwd``,
+    more variables, bytes on its stdin (a hook reads its event there)."""
+
+    cwd: Path | None = None
+    env: dict[str, str] | None = None
+    stdin: bytes | None = None
+
+
+async def start_command(command: str, ctx: ToolContext,
+                        setup: CommandSetup = CommandSetup()) -> Started:
     """``bash -c COMMAND`` in ``ctx.cwd``, inside the sandbox when it is in force; a
     ToolError (for the model and the user) when the sandbox cannot start and the user
     has not allowed the host."""
-    assert ctx.cwd is not None
+    cwd = setup.cwd or ctx.cwd
+    assert cwd is not None
     state = await sandbox.in_force_async(ctx)
     argv = [system_bash(), "-c", command]
     if state.kind == "unavailable":
         raise ToolError(sandbox.refusal(state))
-    env = env_for(command, ctx, command_env(ctx))
+    env = env_for(command, ctx, {**command_env(ctx), **(setup.env or {})})
+    piped = setup.stdin is not None
     if state.kind != "bubblewrap":
-        return Started(await _spawn(argv, ctx.cwd, env))
+        return Started(await _spawn(argv, cwd, env, piped=piped))
     await before_command(ctx)
-    starting = asyncio.ensure_future(_start_sandboxed(argv, ctx, env))
+    starting = asyncio.ensure_future(start_in_sandbox(
+        argv, ctx, lambda wrapped, fds: _spawn(wrapped, cwd, env, fds, piped=piped)))
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -190,12 +216,6 @@ async def start_command(command: str, ctx: ToolContext) -> Started:
         # Killed halfway, it can leave its init behind before --die-with-parent is armed.
         await asyncio.shield(stop_once_started(starting))
         raise
-
-
-async def _start_sandboxed(argv: list[str], ctx: ToolContext, env: dict[str, str]) -> Started:
-    assert ctx.cwd is not None
-    return await start_in_sandbox(
-        argv, ctx, lambda wrapped, fds: _spawn(wrapped, ctx.cwd, env, fds))
 
 
 async def start_in_sandbox(
@@ -225,12 +245,13 @@ async def stop_once_started(starting: asyncio.Future[Started]) -> None:
 
 
 async def _spawn(argv: list[str], cwd: Path, env: dict[str, str],
-                 pass_fds: tuple[int, ...] = ()) -> asyncio.subprocess.Process:
+                 pass_fds: tuple[int, ...] = (), *,
+                 piped: bool = False) -> asyncio.subprocess.Process:
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if piped else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=env,
@@ -245,14 +266,16 @@ async def _spawn(argv: list[str], cwd: Path, env: dict[str, str],
         raise ToolError(f"could not start bash: {exc}") from exc
 
 
-async def run_command(command: str, ctx: ToolContext, timeout_s: float) -> CommandResult:
+async def run_command(command: str, ctx: ToolContext, timeout_s: float,
+                      setup: CommandSetup = CommandSetup()) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``ctx.cwd``; kill its group on timeout or when
     the caller is cancelled (the user interrupted)."""
-    started = await start_command(command, ctx)
+    started = await start_command(command, ctx, setup)
     proc = started.proc
     ctx.running_pids.add(proc.pid)
     result = CommandResult(HeadTail(STDOUT_CAP), HeadTail(STDERR_CAP), returncode=0)
-    pumps = asyncio.gather(_pump(proc.stdout, result.stdout), _pump(proc.stderr, result.stderr))
+    pumps = asyncio.gather(_pump(proc.stdout, result.stdout), _pump(proc.stderr, result.stderr),
+                           _feed(proc.stdin, setup.stdin))
     try:
         try:
             await asyncio.wait_for(_shell_exit(proc, pumps), timeout_s)

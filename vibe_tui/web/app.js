@@ -454,6 +454,55 @@
     card.dataset.by = by;
   }
 
+  // ---- the plan: the model's latest todo checklist, in a box above the composer ------
+
+  const PLAN_MARKS = { done: "✓", in_progress: "▶", pending: "○" };
+  let planItems = [];
+
+  function planBox() {
+    let box = byId("plan");
+    if (!box) {
+      box = el("section", "plan");
+      box.id = "plan";
+      box.setAttribute("aria-label", "plan");
+      box.hidden = true;
+      byId("bottom").prepend(box);
+    }
+    return box;
+  }
+
+  // The items of a plan result; an entry of another shape (an old or edited log) is left out.
+  function planFrom(event) {
+    const items = (event.meta || {}).items;
+    if (!Array.isArray(items)) return [];
+    return items.filter((item) => item && typeof item.text === "string"
+      && Object.hasOwn(PLAN_MARKS, item.state));
+  }
+
+  function showPlan(items) {
+    planItems = items;
+    const box = planBox();
+    box.hidden = !items.length;
+    const done = items.filter((item) => item.state === "done").length;
+    const list = el("ul");
+    for (const item of items) {
+      const row = el("li");
+      row.dataset.state = item.state;
+      row.append(el("span", "mark", PLAN_MARKS[item.state]), el("span", "text", safeName(item.text)));
+      list.append(row);
+    }
+    box.replaceChildren(el("div", "title", `Plan ${done}/${items.length}`), list);
+  }
+
+  function planResult(event) {
+    if (event.kind === "plan" && event.status === "ok") showPlan(planFrom(event));
+  }
+
+  // A finished plan stays in view until the next turn starts, as in the terminal.
+  function planTurnStarted() {
+    if (planItems.length && planItems.every((item) => item.state === "done")) showPlan([]);
+  }
+
   // ---- session state ---------------------------------------------------------------
 
   function setRunning(value) {
@@ -479,24 +528,38 @@
     byId("usage").textContent = text;
   }
 
+  const HOOK_OUTCOMES = { ok: "ran", blocked: "blocked", failed: "failed", timeout: "timed out" };
+
+  // A hook's run, worded as the terminal words it (core/hook_lines.py).
+  function hookRan(event) {
+    const target = event.tool ? ` ${event.tool}` : "";
+    let text = `hook ${event.hook_event}${target} (${event.command.trim().split("\n")[0]}): `
+      + (HOOK_OUTCOMES[event.status] || event.status);
+    if (event.reason) text += `: ${event.reason}`;
+    if (event.context) text += " · added context";
+    const line = addLine(event.status === "ok" ? "notice hook" : "error hook", safeName(text));
+    line.dataset.status = event.status;
+  }
+
   const HANDLERS = {
     session_started(e) {
       setText(byId("workspace"), safeName(e.workspace));
       setText(byId("model"), e.model);
       setText(byId("mode"), e.mode);
     },
-    turn_started() { setRunning(true); },
+    turn_started() { setRunning(true); planTurnStarted(); },
     user_message: addUser,
     text_delta(e) { streamText(e.text); },
     assistant_message: finishAssistant,
     tool_call: addToolCall,
     approval_requested: addApproval,
     approval_resolved: resolveApproval,
-    tool_result: finishTool,
+    tool_result(e) { finishTool(e); planResult(e); },
     usage: showUsage,
     turn_ended: turnEnded,
     error(e) { addLine(e.retrying ? "error retrying" : "error", e.message); },
     notice(e) { addLine("notice", e.text); },
+    hook_ran: hookRan,
     compacted(e) {
       addLine("notice", `context compacted (${e.reason}): ${e.tokens_before.toLocaleString()} → `
         + `${e.tokens_after.toLocaleString()} tokens`);

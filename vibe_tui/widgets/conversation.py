@@ -20,6 +20,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.hook_lines import hook_line, worth_a_line
 from vibe_tui.safe_text import safe
 from vibe_tui.widgets.timeline_item import ToolCallItem
 
@@ -140,6 +141,9 @@ class Conversation(VerticalScroll):
             self.add_entry(event.text, "-notice")
         elif isinstance(event, ev.Compacted):
             self.add_entry(compacted_text(event), "-notice")
+        elif isinstance(event, ev.HookRan) and worth_a_line(event):
+            self.add_entry(safe(hook_line(event)),
+                           "-notice" if event.status == "ok" else "-error")
 
     def _show_user(self, event: ev.UserMessage) -> None:
         if event.steering:

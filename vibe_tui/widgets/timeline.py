@@ -14,9 +14,13 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.hook_lines import hook_line
+from vibe_tui.core.plan import plan_of, progress
 from vibe_tui.safe_text import safe_name
 from vibe_tui.widgets.timeline_item import STATES, CopyCallOutput, format_duration, state_of
 
+HOOK_STATES = {"ok": STATES["ok"], "blocked": STATES["denied"], "failed": STATES["error"],
+               "timeout": STATES["interrupted"]}
 # An OptionList rebuilds its line cache on change; a cap keeps that cheap in long sessions.
 MAX_ROWS = 300
 PRUNE_SLACK = 50
@@ -43,6 +47,13 @@ class TimelineRow:
             parts += [(self.duration, "$text-muted"), " "]
         parts.append((self.summary, "$text-muted"))
         return Content.assemble(*parts)
+
+
+def hook_row(event: ev.HookRan) -> Content:
+    """A hook's line: it ran for the call above it, so it is indented like a sub-call."""
+    icon, style, _ = HOOK_STATES.get(event.status, STATES["error"])
+    return Content.assemble(("  ⚓ ", "$text-muted"), (icon, style), " ",
+                            (safe_name(hook_line(event, limit=120)), "$text-muted"))
 
 
 class Timeline(OptionList):
@@ -77,6 +88,9 @@ class Timeline(OptionList):
         if isinstance(event, ev.ToolCall):
             self._add(event)
             return
+        if isinstance(event, ev.HookRan):
+            self._add_line(hook_row(event))
+            return
         row = self._rows.get(getattr(event, "call_id", None) or "")
         if row is None:
             return
@@ -87,6 +101,9 @@ class Timeline(OptionList):
         elif isinstance(event, ev.ToolResult):
             row.state = state_of(event)
             row.duration = format_duration(event.duration_s)
+            plan = plan_of(event)
+            if plan is not None:  # its arguments are a list in JSON; a count says more
+                row.summary = progress(plan)
         else:
             return
         self.replace_option_prompt(row.option_id, row.prompt())
@@ -100,7 +117,13 @@ class Timeline(OptionList):
         row = TimelineRow(call, f"row-{self._added}")
         self._rows[call.call_id] = row
         self._calls_by_option[row.option_id] = call.call_id
-        self.add_option(Option(row.prompt(), id=row.option_id))
+        self._add_line(row.prompt(), row.option_id)
+
+    def _add_line(self, prompt: Content, option_id: str | None = None) -> None:
+        if option_id is None:
+            self._added += 1
+            option_id = f"row-{self._added}"
+        self.add_option(Option(prompt, id=option_id))
         if self.option_count > MAX_ROWS + PRUNE_SLACK:
             self._prune()
         # Follow the newest call unless the user is looking at an older one.

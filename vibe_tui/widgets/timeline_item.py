@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.plan import plan_of
 from vibe_tui.safe_text import safe, safe_name
 from vibe_tui.widgets.tool_kinds import EDIT_TOOLS, TERMINAL_TOOL
 
@@ -159,8 +160,10 @@ class ToolCallItem(Static):
     def _summary(self) -> Content:
         icon, style, words = STATES.get(self.state, STATES["error"])
         parts: list[str | tuple[str, str]] = [
-            (icon, style), " ", (safe_name(self.call.tool), "bold"), "  ",
-            safe_name(self.call.summary)]
+            (icon, style), " ", (safe_name(self.call.tool), "bold")]
+        # A plan's arguments are a list in JSON: its result line says more.
+        if self.result is None or plan_of(self.result) is None:
+            parts += ["  ", safe_name(self.call.summary)]
         if self.result is None:
             if words:
                 parts += ["  ", (words, "italic $text-muted")]
