@@ -260,3 +260,35 @@ async def test_the_app_shows_a_blocking_hook_in_the_timeline_and_the_conversatio
         rows = [str(app.timeline.get_option_at_index(i).prompt)
                 for i in range(app.timeline.option_count)]
         assert rows[0].startswith("⊘ bash") and line in rows[1]
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                    reason="Debian's chromium is not installed")
+async def test_the_web_view_shows_what_a_hook_did(fake_llm, tmp_path):
+    from playwright.async_api import async_playwright
+
+    from vibe_tui.web import WebView
+
+    command = hook_script(tmp_path, "no_rm.sh", NO_RM)
+    fake_llm.push(tool_calls(tool_call("bash", {"command": "rm -rf src"})), text("Kept it."))
+    session = make_session(fake_llm, tmp_path, mode="yolo",
+                           hooks=[HookSpec("PreToolUse", command, matcher="Bash")])
+    await run_turn(session, "remove src")
+    view = WebView(session, port=0)
+    await view.start()
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--no-first-run"])
+        try:
+            page = await browser.new_page()
+            await page.goto(view.url)
+            line = await page.wait_for_selector(".line.hook[data-status=blocked]")
+            shown = await line.text_content()
+        finally:
+            await browser.close()
+            await view.stop()
+            await session.close()
+    assert shown == ("hook PreToolUse bash (.vibe/hooks/no_rm.sh): blocked: rm is not "
+                     "allowed in this repository: move files to trash/ instead")
