@@ -323,3 +323,42 @@ def test_a_short_answer_in_the_question_s_words_is_an_answer(fake_llm, tmp_path:
 
     assert len(fake_llm.requests) == 1
     assert of_type(session, ev.AssistantMessage)[-1].text == "8080"
+
+
+def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
+                                                                    tmp_path: Path) -> None:
+    """The 1.5B model set the version of three listed changes and answered it was done."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nversion = "1.2.0"\ndependencies = ["requests>=2.31"]\n')
+    fake_llm.push(step(action="edit", path="pyproject.toml", search='version = "1.2.0"',
+                       replace='version = "1.3.0"'),
+                  step(action="answer", text="The version is now 1.3.0."),
+                  step(action="edit", path="pyproject.toml",
+                       search='dependencies = ["requests>=2.31"]',
+                       replace='dependencies = ["requests>=2.31", "httpx>=0.27"]'),
+                  step(action="answer", text="Both changes are made."),
+                  step(action="answer", text="never asked for"))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
+
+    end = asyncio.run(run_turn(session, 'In pyproject.toml: set the version to 1.3.0, add the '
+                                        'dependency "httpx>=0.27" and set line-length to 100.'))
+
+    assert end.state == "completed"
+    assert '"httpx>=0.27"' in (tmp_path / "pyproject.toml").read_text()
+    sent_back = user_text(fake_llm.requests[2])
+    assert ('The task asks for 3 changes:\n1. set the version to 1.3.0\n2. add the dependency '
+            '"httpx>=0.27"\n3. set line-length to 100\nSo far 1 change(s) applied') in sent_back
+    # Once a turn: the second answer, with two of three made, ends it.
+    assert len(fake_llm.requests) == 4
+    assert of_type(session, ev.AssistantMessage)[-1].text == "Both changes are made."
+
+
+def test_task_parts_are_the_changes_one_sentence_lists() -> None:
+    from vibe_tui.core.step_context import task_parts
+
+    assert task_parts("In a.json: turn on beta, set the timeout to 30, and add fr to the "
+                      "locales. Keep the rest.") == [
+        "turn on beta", "set the timeout to 30", "add fr to the locales"]
+    assert task_parts("Fix the bug in calc.py and run the tests.") == []
+    assert task_parts("Add a slugify function and a test for it.") == []
+    assert task_parts("What files are in this repository?") == []

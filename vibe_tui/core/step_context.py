@@ -34,6 +34,10 @@ use used uses using was what when where which while who why will with without wo
 your all also answer change changes code project repository test tests work""".split())
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_CLAUSE_BREAK = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=\w+ )")
+CHANGE_VERBS = frozenset("""add set turn remove delete change rename update make replace
+enable disable bump move create insert drop raise lower put append""".split())
 # ``File "x.py", line 12`` (Python) and ``x.py:12`` (pytest, node, compilers, shells).
 _TRACE_PLACES = (re.compile(r'File "([^"]+)", line (\d+)'),
                  re.compile(r"([\w./-]+\.\w+):(\d+)"))
@@ -55,6 +59,20 @@ def task_commands(task: str) -> list[str]:
         if words and words[0] in RUNNERS and quoted not in commands:
             commands.append(quoted.strip())
     return commands
+
+
+def task_parts(task: str) -> list[str]:
+    """The changes a task lists in one sentence ("set the version to 1.3.0, add the
+    dependency httpx and set line-length to 100"): each clause that starts with a verb of
+    change, when there are at least two. A small model often makes the first and answers
+    that it made them all."""
+    for sentence in _SENTENCE_END.split(task):
+        sentence = sentence.split(": ", 1)[-1]
+        clauses = [clause.strip(" .") for clause in _CLAUSE_BREAK.split(sentence)]
+        parts = [clause for clause in clauses if clause.split(" ", 1)[0].lower() in CHANGE_VERBS]
+        if len(parts) >= 2 and len(parts) == len([c for c in clauses if c]):
+            return parts
+    return []
 
 
 def task_terms(task: str) -> list[str]:

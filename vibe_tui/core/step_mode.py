@@ -34,7 +34,7 @@ from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import turn_settings
-from vibe_tui.core.step_context import gather, task_commands, trace_excerpts
+from vibe_tui.core.step_context import gather, task_commands, task_parts, trace_excerpts
 from vibe_tui.core.step_edits import NotLocated, locate
 from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
@@ -125,6 +125,7 @@ class StepLoop(AgentLoop):
         self._format = STEP_FORMAT
         self._hands_off = False  # the task must change nothing
         self._pressed = False  # an answer claiming an unmade change was sent back
+        self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
@@ -193,6 +194,9 @@ class StepLoop(AgentLoop):
                            "an answer changes nothing. Make the change now with an edit or "
                            "write step, or answer that you could not.")
                 continue
+            if step.action == "answer" and number < limit and self._parts_left():
+                self._parts = []  # asked once a turn
+                continue
             if (step.action == "answer" and echoes < ECHOES_LIMIT
                     and self._echoes_task(step.args["text"])):
                 echoes += 1
@@ -248,6 +252,19 @@ class StepLoop(AgentLoop):
                 ok for step, ok in self._outcomes if step.action in ("edit", "write")):
             return False
         return _CLAIMED_CHANGE.search(answer) is not None
+
+    def _parts_left(self) -> bool:
+        """Fewer changes made than the task lists: the 1.5B model makes the first of three
+        and answers that it made them all. Sends the list back once, with what was done."""
+        made = sum(1 for step, ok in self._outcomes if ok and step.action in ("edit", "write"))
+        if self._hands_off or not self._parts or made >= len(self._parts):
+            return False
+        listed = "\n".join(f"{index}. {part}" for index, part in enumerate(self._parts, 1))
+        self._format = STEP_FORMAT
+        self._note(f"The task asks for {len(self._parts)} changes:\n{listed}\nSo far {made} "
+                   "change(s) applied. Check the file above, make each change that is still "
+                   "missing with an edit or write step, then answer.")
+        return True
 
     def _echoes_task(self, answer: str) -> bool:
         """The answer says nothing the task did not: the 0.5B model answered "What files
@@ -312,6 +329,7 @@ class StepLoop(AgentLoop):
         workspace = self.host.workspace
         gathered = await asyncio.to_thread(gather, workspace, self.task)
         self.context = gathered.text
+        self._parts = task_parts(self.task)
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
                                  f"({gathered.files} files){shown}"))
