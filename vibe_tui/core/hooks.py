@@ -72,11 +72,16 @@ class Hooks:
         return [spec for spec in self.specs if spec.event == event and spec.matches(tool)]
 
     async def before_tool(self, tool: str, args: dict[str, Any], call_id: str) -> Verdict:
+        if not self.wanted("PreToolUse", tool):
+            return Verdict()  # every tool call passes here: no payload without a hook
         return await self.fire(HookPoint("PreToolUse", _tool_fields(tool, args), tool, call_id))
 
     async def after_tool(self, tool: str, args: dict[str, Any], call_id: str,
-                         response: dict[str, Any]) -> Verdict:
-        payload = {**_tool_fields(tool, args), "tool_response": response}
+                         response: Callable[[], dict[str, Any]]) -> Verdict:
+        """``response`` builds the result's description, only when a hook will read it."""
+        if not self.wanted("PostToolUse", tool):
+            return Verdict()
+        payload = {**_tool_fields(tool, args), "tool_response": response()}
         return await self.fire(HookPoint("PostToolUse", payload, tool, call_id))
 
     async def prompt_sent(self, prompt: str) -> Verdict:

@@ -163,8 +163,10 @@ class ToolCallPipeline:
     async def _after_hooks(self, prepared: PreparedCall, output: ToolOutput) -> ToolOutput:
         """PostToolUse hooks read what the call did; what they block or add, the model reads
         after the result (the call has run: nothing is undone)."""
-        response = {"output": output.text[:MAX_HOOK_RESPONSE_CHARS], "ok": output.ok,
+        def response() -> dict[str, Any]:
+            return {"output": output.text[:MAX_HOOK_RESPONSE_CHARS], "ok": output.ok,
                     "exit_code": output.exit_code, "diff": output.diff}
+
         verdict = await self.hooks.after_tool(prepared.tool, prepared.args, prepared.call_id,
                                               response)
         notes = [prepared.hook_context, verdict.added]
