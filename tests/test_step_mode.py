@@ -22,6 +22,11 @@ def user_text(request: dict) -> str:
     return request["messages"][-1]["content"]
 
 
+def whole(content: str, language: str = "python") -> object:
+    """The reply that writes a short file whole, as the harness asks for it."""
+    return text(f"```{language}\n{content.rstrip()}\n```\n")
+
+
 def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("PORT = 8080\n")
     (tmp_path / "README.md").write_text("# Demo\n")
@@ -54,13 +59,14 @@ def test_capable_models_keep_the_free_tool_loop(fake_llm, tmp_path: Path) -> Non
     assert request["tools"]
 
 
-def test_an_edit_is_placed_applied_and_checked_then_answered(fake_llm, tmp_path: Path) -> None:
+def test_a_short_file_is_written_whole_applied_and_checked_then_answered(
+        fake_llm, tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
     (tmp_path / "check.py").write_text(
         "import calc, sys\nsys.exit(0 if calc.double(2) == 4 else 1)\n")
     fake_llm.push(
-        # Copied without the indentation: the harness finds the line all the same.
         step(action="edit", path="calc.py", search="return x + x + 1", replace="return x + x"),
+        whole("def double(x):\n    return x + x"),
         step(action="answer", text="Fixed double in calc.py; check.py passes."),
     )
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
@@ -72,14 +78,23 @@ def test_an_edit_is_placed_applied_and_checked_then_answered(fake_llm, tmp_path:
     assert (tmp_path / "calc.py").read_text() == "def double(x):\n    return x + x\n"
     assert "small-model steps: changed: calc.py" in [n.text for n in of_type(session, ev.Notice)]
     calls = [(c.tool, c.args.get("command")) for c in of_type(session, ev.ToolCall)]
-    assert calls == [("bash", "python3 check.py"), ("edit_file", None),
+    assert calls == [("bash", "python3 check.py"), ("write_file", None),
                      ("bash", "python3 check.py")]
     results = of_type(session, ev.ToolResult)
     assert [r.exit_code for r in results if r.tool == "bash"] == [1, 0]
-    first, second = fake_llm.requests
+    first, rewrite, last = fake_llm.requests
     assert "Ran `python3 check.py` (the command the task names): failed" in user_text(first)
     assert "--- calc.py" in user_text(first)  # the code the failure points to, or named
-    assert "Ran `python3 check.py` (after the change): passed" in user_text(second)
+    # The file is asked for whole, in words: no step schema, a cap from its size.
+    assert "response_format" not in rewrite
+    assert rewrite["max_tokens"] == len("def double(x):\n    return x + x + 1\n") // 3 + 256
+    assert user_text(rewrite).startswith(user_text(first).rsplit("\n\n", 1)[0])  # cached prefix
+    assert "The file calc.py now:\n```\ndef double(x):\n    return x + x + 1\n```" in user_text(rewrite)
+    assert "You planned to replace\nreturn x + x + 1\nwith\nreturn x + x" in user_text(rewrite)
+    assert "Ran `python3 check.py` (after the change): passed" in user_text(last)
+    # The file's text is not streamed to the views as an answer.
+    assert "".join(e.text for e in of_type(session, ev.TextDelta)) == (
+        "Fixed double in calc.py; check.py passes.")
     # Every step is also an ordinary call in the history: a resumed or switched model
     # reads a valid conversation.
     roles = [m["role"] for m in session.messages]
@@ -90,6 +105,7 @@ def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: P
     (tmp_path / "a.py").write_text("X = 1\n")
     fake_llm.push(
         step(action="edit", path="a.py", search="Y = 2", replace="Y = 3"),
+        whole("X = 1\n"),
         text("{not json"),
         step(action="answer", text="I could not find Y."),
     )
@@ -101,7 +117,8 @@ def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: P
     assert (tmp_path / "a.py").read_text() == "X = 1\n"
     [edit] = [r for r in of_type(session, ev.ToolResult) if r.tool == "edit_file"]
     assert edit.status == "error"
-    second, third = fake_llm.requests[1:]
+    second, third = fake_llm.requests[2:]
+    assert "Writing a.py whole failed: the file came back unchanged." in user_text(second)
     assert "search is not in the file" in user_text(second)
     notes = [n.text for n in of_type(session, ev.Notice)]
     assert "small-model steps: no file was changed (1 of 1 changes did not apply)" in notes
@@ -264,6 +281,7 @@ def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_
     fake_llm.push(step(action="answer", text="I fixed add in calc.py."),
                   step(action="edit", path="calc.py", search="    return a - b",
                        replace="    return a + b"),
+                  whole("def add(a, b):\n    return a + b\n"),
                   step(action="answer", text="I fixed add in calc.py."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
 
@@ -332,10 +350,13 @@ def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
         '[project]\nversion = "1.2.0"\ndependencies = ["requests>=2.31"]\n')
     fake_llm.push(step(action="edit", path="pyproject.toml", search='version = "1.2.0"',
                        replace='version = "1.3.0"'),
+                  whole('[project]\nversion = "1.3.0"\ndependencies = ["requests>=2.31"]\n', "toml"),
                   step(action="answer", text="The version is now 1.3.0."),
                   step(action="edit", path="pyproject.toml",
                        search='dependencies = ["requests>=2.31"]',
                        replace='dependencies = ["requests>=2.31", "httpx>=0.27"]'),
+                  whole('[project]\nversion = "1.3.0"\n'
+                        'dependencies = ["requests>=2.31", "httpx>=0.27"]\n', "toml"),
                   step(action="answer", text="Both changes are made."),
                   step(action="answer", text="never asked for"))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
@@ -345,11 +366,11 @@ def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
 
     assert end.state == "completed"
     assert '"httpx>=0.27"' in (tmp_path / "pyproject.toml").read_text()
-    sent_back = user_text(fake_llm.requests[2])
+    sent_back = user_text(fake_llm.requests[3])
     assert ('The task asks for 3 changes:\n1. set the version to 1.3.0\n2. add the dependency '
             '"httpx>=0.27"\n3. set line-length to 100\nSo far 1 change(s) applied') in sent_back
     # Once a turn: the second answer, with two of three made, ends it.
-    assert len(fake_llm.requests) == 4
+    assert len(fake_llm.requests) == 6
     assert of_type(session, ev.AssistantMessage)[-1].text == "Both changes are made."
 
 

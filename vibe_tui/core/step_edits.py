@@ -9,6 +9,7 @@ model as an error it can act on.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -72,3 +73,52 @@ def _reindent(text: str, shift: int) -> str:
             cut = min(-shift, _indent(line))
             lines.append(line[cut:])
     return "\n".join(lines)
+
+
+# A short file is changed by writing it whole: given the file and the task, the 1.5B model
+# writes the changed file right far more often than it copies search text that matches
+# (evals/README.md). Longer files keep search/replace: writing them costs too many tokens.
+REWRITE_MAX_LINES = 120
+REWRITE_MAX_CHARS = 6000
+_FENCED = re.compile(r"^```[^\n`]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def rewritable(content: str) -> bool:
+    """A file short enough to be written whole, whose text a fence can hold."""
+    return (len(content) <= REWRITE_MAX_CHARS and content.count("\n") <= REWRITE_MAX_LINES
+            and "```" not in content)
+
+
+def rewrite_tokens(content: str) -> int:
+    """A cap on the reply that writes ``content`` again with a change: its tokens (about
+    three characters each in code) and room for what the change adds."""
+    return len(content) // 3 + 256
+
+
+def rewrite_request(rel: str, content: str, search: str, replace: str) -> str:
+    """The end of the request that asks for ``rel`` whole, after the steps so far."""
+    planned = (f"You planned to replace\n{search.strip()}\nwith\n{replace.strip()}\n\n"
+               if search.strip() else "")
+    return (f"Your step: edit {rel}.\n{planned}The file {rel} now:\n```\n{content}```\n\n"
+            f"Write the whole of {rel} as it must be after the change: every line of it, with "
+            "each change the task asks for in this file, in one fenced code block and "
+            "nothing else.")
+
+
+def rewritten(reply: str, content: str, cut: bool) -> str:
+    """The new text of the file from the model's reply; raises NotLocated with the reason
+    the model reads. ``cut``: the reply reached its token cap."""
+    found = _FENCED.search(reply)
+    if found is None:
+        raise NotLocated("the file was cut off before its end" if cut
+                         else "the reply held no fenced code block with the file")
+    new = found.group(1)
+    if content.endswith("\n") != new.endswith("\n"):
+        new = new + "\n" if content.endswith("\n") else new.rstrip("\n")
+    if new == content:
+        raise NotLocated("the file came back unchanged")
+    old_lines, new_lines = content.count("\n"), new.count("\n")
+    if old_lines >= 8 and new_lines < old_lines // 2:
+        raise NotLocated(f"the file came back with {new_lines} of its {old_lines} lines: "
+                         "write every line")
+    return new

@@ -35,7 +35,14 @@ from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import turn_settings
 from vibe_tui.core.step_context import gather, task_commands, task_parts, trace_excerpts
-from vibe_tui.core.step_edits import NotLocated, locate
+from vibe_tui.core.step_edits import (
+    NotLocated,
+    locate,
+    rewritable,
+    rewrite_request,
+    rewrite_tokens,
+    rewritten,
+)
 from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
     LOOK_FORMAT,
@@ -127,6 +134,7 @@ class StepLoop(AgentLoop):
         self._pressed = False  # an answer claiming an unmade change was sent back
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
+        self._rewrite: tuple[str, int] | None = None  # asking for a file whole: (ask, cap)
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
@@ -147,9 +155,10 @@ class StepLoop(AgentLoop):
         pass
 
     def _model_settings(self) -> ModelSettings:
-        settings = replace(turn_settings(self.host.model_settings(), self.scope.options.model),
-                           response_format=self._format,
-                           max_tokens=STEP_MAX_TOKENS)
+        settings = turn_settings(self.host.model_settings(), self.scope.options.model)
+        if self._rewrite is not None:  # the file in a fenced block, not a step
+            return replace(settings, max_tokens=self._rewrite[1])
+        settings = replace(settings, response_format=self._format, max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -159,12 +168,17 @@ class StepLoop(AgentLoop):
         parts = [f"Task: {self.task}", self.given, *self._earlier(), self.context]
         if self.log:
             parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
-        parts.append(ANSWER_NOW if self._format is ANSWER_FORMAT
-                     else "Reply with the next step as one JSON object.")
+        if self._rewrite is not None:
+            parts.append(self._rewrite[0])
+        else:
+            parts.append(ANSWER_NOW if self._format is ANSWER_FORMAT
+                         else "Reply with the next step as one JSON object.")
         return [{"role": "system", "content": STEP_PROMPT},
                 {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
 
     def _on_text(self, text: str) -> None:
+        if self._rewrite is not None:
+            return  # the file shows as the write's diff
         shown = self._answer.feed(text)
         if shown:
             self._streamed.append(shown)
@@ -375,7 +389,7 @@ class StepLoop(AgentLoop):
         elif step.action == "write":
             tool, call_args = "write_file", {"path": args["path"], "content": args["content"]}
         else:
-            tool, call_args, problem = "edit_file", *self._locate(args)
+            tool, call_args, problem = await self._edit_call(args)
         ok, output = await self._call(tool, call_args)
         heading = f"Step {number}: {_describe(step)}"
         if not ok and problem:
@@ -398,26 +412,54 @@ class StepLoop(AgentLoop):
         offset = line if isinstance(line, int) and line > 1 else 1
         return "read_file", {"path": args["path"], "offset": offset, "limit": READ_LINES}
 
-    def _locate(self, args: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-        """The edit_file call for an edit step, and why the model's search text could not
-        be placed (the call then goes as written: the tool refuses it, in the timeline)."""
+    async def _edit_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
+        """The call for an edit step, and why it could not be made as asked (the call then
+        goes as written: the tool refuses it, in the timeline). A short file is asked for
+        whole; a longer one, or one whose rewrite failed, is edited by the search text."""
         call = {"path": args["path"], "old_string": args["search"], "new_string": args["replace"]}
-        try:
-            path = resolve_in_workspace(args["path"], self.host.workspace)
-            mtime_ns = path.stat().st_mtime_ns
-            content = path.read_text(encoding="utf-8")
-        except (ToolError, ValueError, OSError):
-            return call, None  # the tool says what is wrong with the path
-        # The harness read the file to place the edit: the tool's read-first rule is met.
-        self.scope.tool_context.read_files[path] = mtime_ns
+        content = self._current_text(args["path"])
+        if content is None:
+            return "edit_file", call, None  # the tool says what is wrong with the path
+        problem = None
+        if rewritable(content):
+            new, problem = await self._rewritten(args, content)
+            if new is not None:
+                return "write_file", {"path": args["path"], "content": new}, None
         try:
             located = locate(content, args["search"], args["replace"])
         except NotLocated as exc:
-            return call, str(exc)
+            return "edit_file", call, "\n".join(part for part in (problem, str(exc)) if part)
         call.update(old_string=located.old, new_string=located.new)
         if located.replace_all:
             call["replace_all"] = True
-        return call, None
+        return "edit_file", call, problem
+
+    def _current_text(self, rel: str) -> str | None:
+        try:
+            path = resolve_in_workspace(rel, self.host.workspace)
+            mtime_ns = path.stat().st_mtime_ns
+            content = path.read_text(encoding="utf-8")
+        except (ToolError, ValueError, OSError):
+            return None
+        # The harness read the file to change it: the tool's read-first rule is met.
+        self.scope.tool_context.read_files[path] = mtime_ns
+        return content
+
+    async def _rewritten(self, args: dict[str, Any], content: str) -> tuple[str | None, str | None]:
+        """The file written whole by the model with the change: (new text, None), or
+        (None, why not)."""
+        ask = rewrite_request(args["path"], content, args["search"], args["replace"])
+        self._rewrite = (ask, rewrite_tokens(content))
+        try:
+            response = await self._call_model()
+        finally:
+            self._rewrite = None
+        self._streamed = []
+        self._record_usage(response, self.host.model)
+        try:
+            return rewritten(response.text, content, response.finish_reason == "length"), None
+        except NotLocated as exc:
+            return None, f"Writing {args['path']} whole failed: {exc}."
 
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
         """Run one tool call the way the free loop does; (ok, what the model reads)."""
