@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from vibe_tui.core.step_context import gather, task_commands, task_terms, trace_excerpts
-from vibe_tui.core.step_edits import NotLocated, locate
+from vibe_tui.core.step_edits import NotLocated, locate, rename_plan, rewritable, rewritten
 from vibe_tui.core.step_protocol import AnswerStream, Step, hands_off, parse_step
 
 
@@ -148,3 +148,33 @@ def test_a_long_file_the_task_names_is_shown_where_the_search_found_its_words(tm
     assert gathered.shown == ["legacy/billing.py"]
     assert "def late_fee(days):" in gathered.text
     assert "tariff_0" not in gathered.text
+
+
+def test_rewritten_reads_the_fenced_file_and_refuses_what_is_not_one() -> None:
+    assert rewritten("Here it is:\n```toml\na = 2\n```\nDone.", "a = 1\n", cut=False) == "a = 2\n"
+    assert rewritten("```\na = 2\n```", "a = 1", cut=False) == "a = 2"  # no last newline kept
+    for reply, cut, reason in [("```toml\na = 2\n", True, "cut off"),
+                               ("a = 2", False, "no fenced code block"),
+                               ("```\na = 1\n```", False, "came back unchanged")]:
+        with pytest.raises(NotLocated, match=reason):
+            rewritten(reply, "a = 1\n", cut=cut)
+
+
+
+def test_only_a_short_file_without_fences_is_written_whole() -> None:
+    assert rewritable("a = 1\n" * 120)
+    assert not rewritable("a = 1\n" * 121)
+    assert not rewritable("x" * 6001)
+    assert not rewritable("# Notes\n```sh\nls\n```\n")  # a fence could not hold it
+
+
+def test_a_rename_plan_is_whole_words_in_text_files(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("old_name(); old_name_2(); x.old_name\n")
+    (tmp_path / "blob.bin").write_bytes(b"old_name\0")
+    (tmp_path / "b.py").write_text("nothing\n")
+    assert rename_plan(tmp_path, "old_name", "new_name") == [
+        ("a.py", "new_name(); old_name_2(); x.new_name\n")]
+    with pytest.raises(NotLocated, match="same"):
+        rename_plan(tmp_path, "a", "a")
+    with pytest.raises(NotLocated, match="two names"):
+        rename_plan(tmp_path, "old_name()", "new")

@@ -131,8 +131,9 @@ for a question you can answer from what you have seen, and when the work is done
 {"action": "edit", "path": "<path>", "search": "...", "replace": "..."}: change a \
 file. search is copied exactly from the file: one or a few whole lines. replace is what \
 takes their place.
-{"action": "write", "path": "<path>", "content": "..."}: create a file, or write a short \
-file whole with your changes.
+{"action": "write", "path": "<path>", "content": "..."}: create a file.
+{"action": "rename", "old": "<name>", "new": "<name>"}: rename a function, class or \
+variable in every file: its definition, imports and uses.
 Rules:
 - Use only the paths and facts you have seen; never guess.
 - When a test fails, fix the code under test, not the test, unless the user asks.

@@ -1,4 +1,5 @@
-"""A small model's search/replace step, checked against the file before it is applied.
+"""A small model's changes, checked before they are applied: a search/replace step, a
+short file written whole, a rename across files.
 
 Small models copy lines with the wrong indentation or trailing spaces more often than with
 the wrong words (evals/README.md). A search text that is not in the file exactly but
@@ -11,6 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from vibe_tui.tools.file_walk import select_files
 
 
 @dataclass
@@ -95,11 +99,11 @@ def rewrite_tokens(content: str) -> int:
     return len(content) // 3 + 256
 
 
-def rewrite_request(rel: str, content: str, search: str, replace: str) -> str:
-    """The end of the request that asks for ``rel`` whole, after the steps so far."""
-    planned = (f"You planned to replace\n{search.strip()}\nwith\n{replace.strip()}\n\n"
-               if search.strip() else "")
-    return (f"Your step: edit {rel}.\n{planned}The file {rel} now:\n```\n{content}```\n\n"
+def rewrite_request(rel: str, content: str) -> str:
+    """The end of the request that asks for ``rel`` whole, after the steps so far. The
+    model's own search/replace is left out: shown it, the 1.5B model made that one change
+    and dropped the others the task asked for."""
+    return (f"Your step: edit {rel}.\nThe file {rel} now:\n```\n{content}```\n\n"
             f"Write the whole of {rel} as it must be after the change: every line of it, with "
             "each change the task asks for in this file, in one fenced code block and "
             "nothing else.")
@@ -122,3 +126,38 @@ def rewritten(reply: str, content: str, cut: bool) -> str:
         raise NotLocated(f"the file came back with {new_lines} of its {old_lines} lines: "
                          "write every line")
     return new
+
+
+# A rename across files is one step the harness carries out: the 1.5B model renamed the
+# definition and left the imports and calls (evals/README.md).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+RENAME_FILES_MAX = 400
+RENAME_FILE_MAX_BYTES = 256 * 1024
+
+
+def rename_plan(workspace: Path, old: str, new: str) -> list[tuple[str, str]]:
+    """Each text file that has the name ``old`` as a whole word, with its new text; raises
+    NotLocated with the reason the model reads. Blocking: call it in a thread."""
+    if not _NAME.fullmatch(old) or not _NAME.fullmatch(new):
+        raise NotLocated("a rename takes two names (letters, digits and _)")
+    if old == new:
+        raise NotLocated("the two names are the same")
+    word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
+    plan = []
+    for rel in select_files(workspace, workspace, None).files[:RENAME_FILES_MAX]:
+        text = _text(workspace / rel)
+        if text is not None and word.search(text):
+            plan.append((rel, word.sub(lambda _: new, text)))
+    if not plan:
+        raise NotLocated(f"no file has the name {old}")
+    return plan
+
+
+def _text(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > RENAME_FILE_MAX_BYTES:
+            return None
+        data = path.read_bytes()
+        return None if b"\0" in data[:4096] else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -3,12 +3,14 @@
 Free tool calling is where a small model fails: it loops, edits when told not to and does
 not stop to answer (evals/README.md). Here the harness carries the plan. It gathers the
 context itself (``step_context``), runs the command the task names to see the failure,
-then asks for one step at a time from a small set (answer, read, run, edit, write), with
+then asks for one step at a time from a small set (answer, read, run, edit, write, rename), with
 the answer held to a JSON schema that llama.cpp enforces with a grammar (``step_protocol``),
-so a step is never malformed. Each step becomes the same tool call a capable model would make: it
-shows in the conversation and the timeline and passes the same policy and approvals. An
-edit is checked against the file before it is applied (``step_edits``) and the task's
-command runs again after it. The turn always ends with an answer in words.
+so a step is never malformed. Each step becomes the same tool calls a capable model would
+make: they show in the conversation and the timeline and pass the same policy and approvals.
+An edit of a short file asks the model for the file whole; a longer one is checked against
+the file before it is applied; a rename is carried out by the harness in every file
+(``step_edits``). The task's command runs again after each change. The turn always ends
+with an answer in words.
 
 The request is the short fixed prompt and one user message: the task and its context
 first, then the steps so far, appended; what stays the same from one step to the next is
@@ -34,10 +36,12 @@ from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import turn_settings
+from vibe_tui.core.step_answers import CHANGES, claims_change, echoes, parts_note
 from vibe_tui.core.step_context import gather, task_commands, task_parts, trace_excerpts
 from vibe_tui.core.step_edits import (
     NotLocated,
     locate,
+    rename_plan,
     rewritable,
     rewrite_request,
     rewrite_tokens,
@@ -72,10 +76,6 @@ RESULT_HEAD_CHARS = 1200
 RESULT_TAIL_CHARS = 1800
 EARLIER_TURNS = 3
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
-_CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
-                             r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
-                             r"|\bwas (?:changed|renamed|added|updated|set)\b", re.IGNORECASE)
-_WORD = re.compile(r"\w+")
 
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
@@ -191,7 +191,7 @@ class StepLoop(AgentLoop):
             return await super()._steps()
         await self._gather()
         limit = min(self.scope.max_steps, STEP_LIMIT)
-        failed_edits = repeats = echoes = 0
+        failed_edits = repeats = echoed = 0
         for number in range(1, limit + 1):
             self._take_steering()
             if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 3:
@@ -211,9 +211,9 @@ class StepLoop(AgentLoop):
             if step.action == "answer" and number < limit and self._parts_left():
                 self._parts = []  # asked once a turn
                 continue
-            if (step.action == "answer" and echoes < ECHOES_LIMIT
-                    and self._echoes_task(step.args["text"])):
-                echoes += 1
+            if (step.action == "answer" and echoed < ECHOES_LIMIT
+                    and echoes(step.args["text"], self.task)):
+                echoed += 1
                 self._sampled = True
                 self._note("Your answer only repeated the question. Answer it: use the "
                            "files and results above, or take a step to find out.")
@@ -237,7 +237,7 @@ class StepLoop(AgentLoop):
             self._done[key] = number
             ok = await self._apply(number, step)
             self._outcomes.append((step, ok))
-            if step.action in ("edit", "write"):
+            if step.action in ("edit", "write", "rename"):
                 failed_edits = 0 if ok else failed_edits + 1
                 if ok:
                     await self._recheck()
@@ -262,30 +262,21 @@ class StepLoop(AgentLoop):
     def _claims_unmade_change(self, answer: str) -> bool:
         """The answer tells of a change, none was made, and the task allows one: the 1.5B
         model often describes a fix in words instead of making it. Asked once a turn."""
-        if self._pressed or self._hands_off or any(
-                ok for step, ok in self._outcomes if step.action in ("edit", "write")):
+        if self._pressed or self._hands_off or self._made():
             return False
-        return _CLAIMED_CHANGE.search(answer) is not None
+        return claims_change(answer)
 
     def _parts_left(self) -> bool:
-        """Fewer changes made than the task lists: the 1.5B model makes the first of three
-        and answers that it made them all. Sends the list back once, with what was done."""
-        made = sum(1 for step, ok in self._outcomes if ok and step.action in ("edit", "write"))
+        """Fewer changes made than the task lists: sends the list back once."""
+        made = self._made()
         if self._hands_off or not self._parts or made >= len(self._parts):
             return False
-        listed = "\n".join(f"{index}. {part}" for index, part in enumerate(self._parts, 1))
         self._format = STEP_FORMAT
-        self._note(f"The task asks for {len(self._parts)} changes:\n{listed}\nSo far {made} "
-                   "change(s) applied. Check the file above, make each change that is still "
-                   "missing with an edit or write step, then answer.")
+        self._note(parts_note(self._parts, made))
         return True
 
-    def _echoes_task(self, answer: str) -> bool:
-        """The answer says nothing the task did not: the 0.5B model answered "What files
-        are in this repository?" with that question."""
-        said, asked = (set(_WORD.findall(text.lower())) for text in (answer, self.task))
-        # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer.
-        return len(said) >= max(3, len(asked) // 2) and said <= asked
+    def _made(self) -> int:
+        return sum(1 for step, ok in self._outcomes if ok and step.action in CHANGES)
 
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
@@ -348,20 +339,12 @@ class StepLoop(AgentLoop):
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
                                  f"({gathered.files} files){shown}"))
         for rel in gathered.whole:
-            self._seen_whole(rel)
+            # Shown whole, it counts as read for the tools' read-first rule. (A small model
+            # often reads it again all the same: told it is above, it answered instead.)
+            self._current_text(rel)
         self.checks = task_commands(self.task)
         if self.checks:
             await self._run_check(self.checks[0], "the command the task names")
-
-    def _seen_whole(self, rel: str) -> None:
-        """A file shown whole counts as read for the tools' read-first rule. (A small
-        model often reads it again all the same: told it is above, it answered instead,
-        claiming changes it never made.)"""
-        try:
-            path = resolve_in_workspace(rel, self.host.workspace)
-            self.scope.tool_context.read_files[path] = path.stat().st_mtime_ns
-        except (ToolError, ValueError, OSError):
-            return
 
     async def _recheck(self) -> None:
         if self.checks:
@@ -382,6 +365,8 @@ class StepLoop(AgentLoop):
 
     async def _apply(self, number: int, step: Step) -> bool:
         args, problem = step.args, None
+        if step.action == "rename":
+            return await self._rename(number, step)
         if step.action == "read":
             tool, call_args = self._read_call(args)
         elif step.action == "run":
@@ -391,7 +376,7 @@ class StepLoop(AgentLoop):
         else:
             tool, call_args, problem = await self._edit_call(args)
         ok, output = await self._call(tool, call_args)
-        heading = f"Step {number}: {_describe(step)}"
+        heading = f"Step {number}: {step.describe()}"
         if not ok and problem:
             output = f"{problem}\n{output}"
         if step.action == "run":
@@ -400,6 +385,26 @@ class StepLoop(AgentLoop):
             heading += ": failed"
         self._note(f"{heading}\n{_clip_result(_NUMBERED.sub('', output))}")
         return ok
+
+    async def _rename(self, number: int, step: Step) -> bool:
+        """Every file that has the old name, written with the new one: one write each,
+        each shown and passed through the policy like any other."""
+        try:
+            plan = await asyncio.to_thread(rename_plan, self.host.workspace,
+                                           step.args["old"], step.args["new"])
+        except NotLocated as exc:
+            self._note(f"Step {number}: {step.describe()}: failed\n{exc}")
+            return False
+        done, failed = [], []
+        for rel, content in plan:
+            self._current_text(rel)  # read by the harness: the read-first rule is met
+            ok, output = await self._call("write_file", {"path": rel, "content": content})
+            self._outcomes.append((Step("write", {"path": rel}), ok))
+            (done if ok else failed).append(rel if ok else f"{rel}: {_clip(output, 200)}")
+        lines = [f"Step {number}: {step.describe()}: changed {', '.join(done) or 'no file'}",
+                 *failed]
+        self._note("\n".join(lines))
+        return bool(done) and not failed
 
     def _read_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         try:
@@ -435,20 +440,20 @@ class StepLoop(AgentLoop):
         return "edit_file", call, problem
 
     def _current_text(self, rel: str) -> str | None:
+        """The file's text, now counted as read (the harness read it for the model)."""
         try:
             path = resolve_in_workspace(rel, self.host.workspace)
             mtime_ns = path.stat().st_mtime_ns
             content = path.read_text(encoding="utf-8")
         except (ToolError, ValueError, OSError):
             return None
-        # The harness read the file to change it: the tool's read-first rule is met.
         self.scope.tool_context.read_files[path] = mtime_ns
         return content
 
     async def _rewritten(self, args: dict[str, Any], content: str) -> tuple[str | None, str | None]:
         """The file written whole by the model with the change: (new text, None), or
         (None, why not)."""
-        ask = rewrite_request(args["path"], content, args["search"], args["replace"])
+        ask = rewrite_request(args["path"], content)
         self._rewrite = (ask, rewrite_tokens(content))
         try:
             response = await self._call_model()
@@ -476,14 +481,6 @@ class StepLoop(AgentLoop):
 
     _last_exit: int | None = None
 
-
-def _describe(step: Step) -> str:
-    args = step.args
-    if step.action == "run":
-        return f"ran `{args['command']}`"
-    if step.action == "read":
-        return f"read {args['path']}" + (f" from line {args['line']}" if args.get("line") else "")
-    return f"{step.action} {args['path']}"
 
 
 def _clip(text: str, limit: int) -> str:

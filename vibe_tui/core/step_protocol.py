@@ -24,6 +24,9 @@ _STEPS = [
     {"type": "object", "properties": {"action": {"const": "write"}, "path": _STRING,
                                       "content": _STRING},
      "required": ["action", "path", "content"]},
+    {"type": "object", "properties": {"action": {"const": "rename"}, "old": _STRING,
+                                      "new": _STRING},
+     "required": ["action", "old", "new"]},
 ]
 REQUIRED = {schema["properties"]["action"]["const"]: schema["required"][1:] for schema in _STEPS}
 
@@ -60,6 +63,17 @@ class Step:
         if self.action == "read" and args.get("line") in (None, 0, 1):
             args = {"path": args["path"]}
         return json.dumps([self.action, args], sort_keys=True)
+
+    def describe(self) -> str:
+        """The step in the log the model reads: "ran `pytest`", "edit a.py"."""
+        args = self.args
+        if self.action == "run":
+            return f"ran `{args['command']}`"
+        if self.action == "read":
+            return f"read {args['path']}" + (f" from line {args['line']}" if args.get("line") else "")
+        if self.action == "rename":
+            return f"rename {args['old']} to {args['new']}"
+        return f"{self.action} {args['path']}"
 
 
 def parse_step(text: str) -> Step | str:

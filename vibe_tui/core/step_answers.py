@@ -1,0 +1,36 @@
+"""What a small model's answer step is checked for before it ends the turn
+(``core/step_mode.py``): an answer that claims a change none of the steps made, one that
+stops before the changes the task lists are made, one that only repeats the question.
+Each is sent back with a note the model reads (evals/README.md has the runs behind them)."""
+
+from __future__ import annotations
+
+import re
+
+CHANGES = frozenset({"edit", "write"})  # the steps that change a file (a rename, one per file)
+_CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
+                             r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
+                             r"|\bwas (?:changed|renamed|added|updated|set)\b", re.IGNORECASE)
+_WORD = re.compile(r"\w+")
+
+
+def claims_change(answer: str) -> bool:
+    """The answer tells of a change it made."""
+    return _CLAIMED_CHANGE.search(answer) is not None
+
+
+def parts_note(parts: list[str], made: int) -> str:
+    """The changes the task lists, sent back when fewer were made: the 1.5B model makes
+    the first of three and answers that it made them all."""
+    listed = "\n".join(f"{index}. {part}" for index, part in enumerate(parts, 1))
+    return (f"The task asks for {len(parts)} changes:\n{listed}\nSo far {made} change(s) "
+            "applied. Check the file above, make each change that is still missing with an "
+            "edit or write step, then answer.")
+
+
+def echoes(answer: str, task: str) -> bool:
+    """The answer says nothing the task did not: the 0.5B model answered "What files are
+    in this repository?" with that question."""
+    said, asked = (set(_WORD.findall(text.lower())) for text in (answer, task))
+    # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer.
+    return len(said) >= max(3, len(asked) // 2) and said <= asked
