@@ -19,7 +19,7 @@ def step(**fields) -> object:
 
 
 def user_text(request: dict) -> str:
-    return request["messages"][-1]["content"]
+    return [m for m in request["messages"] if m["role"] == "user"][-1]["content"]
 
 
 def whole(content: str, language: str = "python") -> object:
@@ -89,7 +89,10 @@ def test_a_short_file_is_written_whole_applied_and_checked_then_answered(
     assert "response_format" not in rewrite
     assert rewrite["max_tokens"] == len("def double(x):\n    return x + x + 1\n") // 3 + 256
     assert user_text(rewrite).startswith(user_text(first).rsplit("\n\n", 1)[0])  # cached prefix
-    assert "The file calc.py now:\n```\ndef double(x):\n    return x + x + 1\n```" in user_text(rewrite)
+    assert "The file calc.py now:\n```python\ndef double(x):\n    return x + x + 1\n```" in (
+        user_text(rewrite))
+    # The reply is begun with the fence, so the model writes the file, not a JSON step.
+    assert rewrite["messages"][-1] == {"role": "assistant", "content": "```python\n"}
     assert "Ran `python3 check.py` (after the change): passed" in user_text(last)
     # The file's text is not streamed to the views as an answer.
     assert "".join(e.text for e in of_type(session, ev.TextDelta)) == (
@@ -443,3 +446,23 @@ def test_a_rename_no_file_allows_goes_back_to_the_model(fake_llm, tmp_path: Path
     assert "a rename takes two names" in user_text(fake_llm.requests[2])
     assert (tmp_path / "a.py").read_text() == "x = 1\n"
     assert not of_type(session, ev.ToolCall)
+
+
+def test_a_file_written_whole_counts_each_place_it_changes(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nversion = "1.2.0"\ndependencies = ["requests>=2.31"]\n\n[tool.ruff]\n'
+        'line-length = 88\n')
+    fake_llm.push(step(action="edit", path="pyproject.toml", search='version = "1.2.0"',
+                       replace='version = "1.3.0"'),
+                  whole('[project]\nversion = "1.3.0"\n'
+                        'dependencies = ["requests>=2.31", "httpx>=0.27"]\n\n[tool.ruff]\n'
+                        'line-length = 100\n', "toml"),
+                  step(action="answer", text="All three are made."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
+
+    end = asyncio.run(run_turn(session, 'In pyproject.toml: set the version to 1.3.0, add the '
+                                        'dependency "httpx>=0.27" and set line-length to 100.'))
+
+    assert end.state == "completed"
+    assert len(fake_llm.requests) == 3  # no list sent back: the one write made all three
+    assert "line-length = 100" in (tmp_path / "pyproject.toml").read_text()

@@ -153,6 +153,8 @@ def test_a_long_file_the_task_names_is_shown_where_the_search_found_its_words(tm
 def test_rewritten_reads_the_fenced_file_and_refuses_what_is_not_one() -> None:
     assert rewritten("Here it is:\n```toml\na = 2\n```\nDone.", "a = 1\n", cut=False) == "a = 2\n"
     assert rewritten("```\na = 2\n```", "a = 1", cut=False) == "a = 2"  # no last newline kept
+    # The continuation of the fence the request began, up to its closing line.
+    assert rewritten("a = 2\n```\n", "a = 1\n", cut=False) == "a = 2\n"
     for reply, cut, reason in [("```toml\na = 2\n", True, "cut off"),
                                ("a = 2", False, "no fenced code block"),
                                ("```\na = 1\n```", False, "came back unchanged")]:
@@ -178,3 +180,12 @@ def test_a_rename_plan_is_whole_words_in_text_files(tmp_path: Path) -> None:
         rename_plan(tmp_path, "a", "a")
     with pytest.raises(NotLocated, match="two names"):
         rename_plan(tmp_path, "old_name()", "new")
+
+
+def test_changed_places_counts_changed_lines_not_hunks() -> None:
+    from vibe_tui.core.step_answers import changed_places
+
+    diff = ("--- a/p.toml\n+++ b/p.toml\n@@ -1,6 +1,6 @@\n [project]\n-version = 1\n-deps = []\n"
+            "+version = 2\n+deps = [x]\n \n-width = 88\n+width = 100\n+extra = 1\n")
+    assert changed_places(diff) == 4  # two lines changed, then one changed and one added
+    assert changed_places("") == 0

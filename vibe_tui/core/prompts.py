@@ -134,6 +134,8 @@ takes their place.
 {"action": "write", "path": "<path>", "content": "..."}: create a file.
 {"action": "rename", "old": "<name>", "new": "<name>"}: rename a function, class or \
 variable in every file: its definition, imports and uses.
+After an edit step you may be asked for the file whole: then reply with the file in a \
+fenced code block, not JSON.
 Rules:
 - Use only the paths and facts you have seen; never guess.
 - When a test fails, fix the code under test, not the test, unless the user asks.

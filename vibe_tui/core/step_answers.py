@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-CHANGES = frozenset({"edit", "write"})  # the steps that change a file (a rename, one per file)
+CHANGING_TOOLS = frozenset({"edit_file", "write_file"})
 _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
                              r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
                              r"|\bwas (?:changed|renamed|added|updated|set)\b", re.IGNORECASE)
@@ -34,3 +34,18 @@ def echoes(answer: str, task: str) -> bool:
     said, asked = (set(_WORD.findall(text.lower())) for text in (answer, task))
     # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer.
     return len(said) >= max(3, len(asked) // 2) and said <= asked
+
+
+def changed_places(diff: str) -> int:
+    """The lines a unified diff changes (a run of removed and added lines counts as the
+    longer of the two): a file written whole can hold every change a task lists, on
+    lines next to each other, and counts as that many."""
+    places, removed, added = 0, 0, 0
+    for line in [*diff.splitlines(), " "]:
+        if line.startswith(("+++", "---")) or line[:1] not in ("+", "-"):
+            places, removed, added = places + max(removed, added), 0, 0
+        elif line.startswith("-"):
+            removed += 1
+        else:
+            added += 1
+    return places

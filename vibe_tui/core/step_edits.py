@@ -84,7 +84,6 @@ def _reindent(text: str, shift: int) -> str:
 # (evals/README.md). Longer files keep search/replace: writing them costs too many tokens.
 REWRITE_MAX_LINES = 120
 REWRITE_MAX_CHARS = 6000
-_FENCED = re.compile(r"^```[^\n`]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def rewritable(content: str) -> bool:
@@ -93,30 +92,41 @@ def rewritable(content: str) -> bool:
             and "```" not in content)
 
 
-def rewrite_tokens(content: str) -> int:
-    """A cap on the reply that writes ``content`` again with a change: its tokens (about
-    three characters each in code) and room for what the change adds."""
-    return len(content) // 3 + 256
+_FENCE_LANGUAGES = {".py": "python", ".toml": "toml", ".json": "json", ".sh": "bash",
+                    ".js": "javascript", ".ts": "typescript", ".yaml": "yaml", ".yml": "yaml",
+                    ".cfg": "ini", ".ini": "ini", ".go": "go", ".rs": "rust", ".rb": "ruby"}
 
 
-def rewrite_request(rel: str, content: str) -> str:
-    """The end of the request that asks for ``rel`` whole, after the steps so far. The
-    model's own search/replace is left out: shown it, the 1.5B model made that one change
-    and dropped the others the task asked for."""
-    return (f"Your step: edit {rel}.\nThe file {rel} now:\n```\n{content}```\n\n"
-            f"Write the whole of {rel} as it must be after the change: every line of it, with "
-            "each change the task asks for in this file, in one fenced code block and "
-            "nothing else.")
+@dataclass(frozen=True)
+class Rewrite:
+    """A request for a file whole: the end of the user message, the start of the reply
+    (llama.cpp continues an assistant message the request ends with) and a token cap."""
+    ask: str
+    opening: str
+    max_tokens: int
+
+
+def rewrite_request(rel: str, content: str) -> Rewrite:
+    """The request that asks for ``rel`` whole, after the steps so far. The model's own
+    search/replace is left out: shown it, the 1.5B model made that one change and dropped
+    the others the task asked for. The reply is begun with the code fence: told to, the
+    model still wrote a JSON step with the file as a string."""
+    opening = f"```{_FENCE_LANGUAGES.get(Path(rel).suffix.lower(), '')}\n"
+    ask = (f"Your step: edit {rel}.\nThe file {rel} now:\n{opening}{content}```\n\n"
+           f"Write the whole of {rel} as it must be after the change: every line of it, with "
+           "each change the task asks for in this file, in one fenced code block and "
+           "nothing else.")
+    # Tokens of the file (about three characters each in code) and room for the change.
+    return Rewrite(ask, opening, len(content) // 3 + 256)
 
 
 def rewritten(reply: str, content: str, cut: bool) -> str:
     """The new text of the file from the model's reply; raises NotLocated with the reason
     the model reads. ``cut``: the reply reached its token cap."""
-    found = _FENCED.search(reply)
-    if found is None:
+    new = _fenced_file(reply)
+    if new is None:
         raise NotLocated("the file was cut off before its end" if cut
                          else "the reply held no fenced code block with the file")
-    new = found.group(1)
     if content.endswith("\n") != new.endswith("\n"):
         new = new + "\n" if content.endswith("\n") else new.rstrip("\n")
     if new == content:
@@ -126,6 +136,22 @@ def rewritten(reply: str, content: str, cut: bool) -> str:
         raise NotLocated(f"the file came back with {new_lines} of its {old_lines} lines: "
                          "write every line")
     return new
+
+
+def _fenced_file(reply: str) -> str | None:
+    """The file in the reply: the continuation of the begun fence up to its closing line,
+    or the first block the reply opens itself (a server that ignores the begun reply, a
+    model that writes the fence again)."""
+    lines = reply.splitlines(keepends=True)
+    fences = [index for index, line in enumerate(lines) if line.startswith("```")]
+    if not fences:
+        return None
+    first = fences[0]
+    if lines[first].strip() == "```" and (first > 0 or len(fences) == 1):
+        return "".join(lines[:first])  # the closing fence of the begun block
+    if len(fences) < 2:
+        return None
+    return "".join(lines[first + 1:fences[1]])
 
 
 # A rename across files is one step the harness carries out: the 1.5B model renamed the

@@ -29,24 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import history
+from vibe_tui.core import history, step_answers, step_edits
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import turn_settings
-from vibe_tui.core.step_answers import CHANGES, claims_change, echoes, parts_note
 from vibe_tui.core.step_context import gather, task_commands, task_parts, trace_excerpts
-from vibe_tui.core.step_edits import (
-    NotLocated,
-    locate,
-    rename_plan,
-    rewritable,
-    rewrite_request,
-    rewrite_tokens,
-    rewritten,
-)
 from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
     LOOK_FORMAT,
@@ -134,7 +124,7 @@ class StepLoop(AgentLoop):
         self._pressed = False  # an answer claiming an unmade change was sent back
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
-        self._rewrite: tuple[str, int] | None = None  # asking for a file whole: (ask, cap)
+        self._rewrite: step_edits.Rewrite | None = None  # asking for a file whole
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
@@ -157,7 +147,7 @@ class StepLoop(AgentLoop):
     def _model_settings(self) -> ModelSettings:
         settings = turn_settings(self.host.model_settings(), self.scope.options.model)
         if self._rewrite is not None:  # the file in a fenced block, not a step
-            return replace(settings, max_tokens=self._rewrite[1])
+            return replace(settings, max_tokens=self._rewrite.max_tokens)
         settings = replace(settings, response_format=self._format, max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False
@@ -169,12 +159,15 @@ class StepLoop(AgentLoop):
         if self.log:
             parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
         if self._rewrite is not None:
-            parts.append(self._rewrite[0])
+            parts.append(self._rewrite.ask)
         else:
             parts.append(ANSWER_NOW if self._format is ANSWER_FORMAT
                          else "Reply with the next step as one JSON object.")
-        return [{"role": "system", "content": STEP_PROMPT},
-                {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
+        messages = [{"role": "system", "content": STEP_PROMPT},
+                    {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
+        if self._rewrite is not None:
+            messages.append({"role": "assistant", "content": self._rewrite.opening})
+        return messages
 
     def _on_text(self, text: str) -> None:
         if self._rewrite is not None:
@@ -212,7 +205,7 @@ class StepLoop(AgentLoop):
                 self._parts = []  # asked once a turn
                 continue
             if (step.action == "answer" and echoed < ECHOES_LIMIT
-                    and echoes(step.args["text"], self.task)):
+                    and step_answers.echoes(step.args["text"], self.task)):
                 echoed += 1
                 self._sampled = True
                 self._note("Your answer only repeated the question. Answer it: use the "
@@ -264,7 +257,7 @@ class StepLoop(AgentLoop):
         model often describes a fix in words instead of making it. Asked once a turn."""
         if self._pressed or self._hands_off or self._made():
             return False
-        return claims_change(answer)
+        return step_answers.claims_change(answer)
 
     def _parts_left(self) -> bool:
         """Fewer changes made than the task lists: sends the list back once."""
@@ -272,11 +265,13 @@ class StepLoop(AgentLoop):
         if self._hands_off or not self._parts or made >= len(self._parts):
             return False
         self._format = STEP_FORMAT
-        self._note(parts_note(self._parts, made))
+        self._note(step_answers.parts_note(self._parts, made))
         return True
 
     def _made(self) -> int:
-        return sum(1 for step, ok in self._outcomes if ok and step.action in CHANGES)
+        return sum(step_answers.changed_places(result.diff or "") or 1
+                   for result in self._results.values()
+                   if result.status == "ok" and result.tool in step_answers.CHANGING_TOOLS)
 
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
@@ -390,9 +385,9 @@ class StepLoop(AgentLoop):
         """Every file that has the old name, written with the new one: one write each,
         each shown and passed through the policy like any other."""
         try:
-            plan = await asyncio.to_thread(rename_plan, self.host.workspace,
+            plan = await asyncio.to_thread(step_edits.rename_plan, self.host.workspace,
                                            step.args["old"], step.args["new"])
-        except NotLocated as exc:
+        except step_edits.NotLocated as exc:
             self._note(f"Step {number}: {step.describe()}: failed\n{exc}")
             return False
         done, failed = [], []
@@ -426,13 +421,13 @@ class StepLoop(AgentLoop):
         if content is None:
             return "edit_file", call, None  # the tool says what is wrong with the path
         problem = None
-        if rewritable(content):
+        if step_edits.rewritable(content):
             new, problem = await self._rewritten(args, content)
             if new is not None:
                 return "write_file", {"path": args["path"], "content": new}, None
         try:
-            located = locate(content, args["search"], args["replace"])
-        except NotLocated as exc:
+            located = step_edits.locate(content, args["search"], args["replace"])
+        except step_edits.NotLocated as exc:
             return "edit_file", call, "\n".join(part for part in (problem, str(exc)) if part)
         call.update(old_string=located.old, new_string=located.new)
         if located.replace_all:
@@ -453,8 +448,7 @@ class StepLoop(AgentLoop):
     async def _rewritten(self, args: dict[str, Any], content: str) -> tuple[str | None, str | None]:
         """The file written whole by the model with the change: (new text, None), or
         (None, why not)."""
-        ask = rewrite_request(args["path"], content)
-        self._rewrite = (ask, rewrite_tokens(content))
+        self._rewrite = step_edits.rewrite_request(args["path"], content)
         try:
             response = await self._call_model()
         finally:
@@ -462,9 +456,11 @@ class StepLoop(AgentLoop):
         self._streamed = []
         self._record_usage(response, self.host.model)
         try:
-            return rewritten(response.text, content, response.finish_reason == "length"), None
-        except NotLocated as exc:
+            new = step_edits.rewritten(response.text, content,
+                                       response.finish_reason == "length")
+        except step_edits.NotLocated as exc:
             return None, f"Writing {args['path']} whole failed: {exc}."
+        return new, None
 
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
         """Run one tool call the way the free loop does; (ok, what the model reads)."""
