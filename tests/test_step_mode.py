@@ -418,7 +418,7 @@ def test_a_rename_changes_the_name_in_every_file_and_nothing_else(fake_llm,
                   step(action="answer", text="Renamed calc_area to compute_area."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
 
-    end = asyncio.run(run_turn(session, "Rename calc_area to compute_area everywhere."))
+    end = asyncio.run(run_turn(session, "calc_area should be called compute_area everywhere."))
 
     assert end.state == "completed"
     assert (tmp_path / "geo" / "shapes.py").read_text() == (
@@ -466,3 +466,37 @@ def test_a_file_written_whole_counts_each_place_it_changes(fake_llm, tmp_path: P
     assert end.state == "completed"
     assert len(fake_llm.requests) == 3  # no list sent back: the one write made all three
     assert "line-length = 100" in (tmp_path / "pyproject.toml").read_text()
+
+
+def test_a_rename_the_task_asks_for_is_done_before_the_first_step(fake_llm,
+                                                                  tmp_path: Path) -> None:
+    (tmp_path / "shapes.py").write_text("def calc_area(w, h):\n    return w * h\n")
+    (tmp_path / "check.py").write_text("from shapes import compute_area\n"
+                                       "assert compute_area(2, 3) == 6\n")
+    fake_llm.push(step(action="answer", text="Renamed; check.py passes."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
+                           allow=["Bash(python3 check.py)"], sandbox="off")
+
+    end = asyncio.run(run_turn(session, "Rename the function calc_area to compute_area "
+                                        "everywhere, then run `python3 check.py`."))
+
+    assert end.state == "completed"
+    assert "def compute_area" in (tmp_path / "shapes.py").read_text()
+    assert [c.tool for c in of_type(session, ev.ToolCall)] == ["write_file", "bash"]
+    [request] = fake_llm.requests
+    assert ("Done first, as the task asks: rename calc_area to compute_area: changed shapes.py"
+            in user_text(request))
+    assert "Ran `python3 check.py` (the command the task names): passed" in user_text(request)
+    assert "def compute_area" in user_text(request)  # the context is gathered after it
+
+
+def test_an_answer_that_announces_a_change_is_sent_back(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_llm.push(step(action="answer", text="Now, I'll proceed to fix add in calc.py."),
+                  step(action="answer", text="I could not."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
+
+    asyncio.run(run_turn(session, "make add in calc.py add"))
+
+    assert "Your answer tells of a change, but no file was changed" in user_text(
+        fake_llm.requests[1])

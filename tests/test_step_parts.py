@@ -189,3 +189,13 @@ def test_changed_places_counts_changed_lines_not_hunks() -> None:
             "+version = 2\n+deps = [x]\n \n-width = 88\n+width = 100\n+extra = 1\n")
     assert changed_places(diff) == 4  # two lines changed, then one changed and one added
     assert changed_places("") == 0
+
+
+
+def test_task_rename_reads_a_rename_asked_for_in_words() -> None:
+    from vibe_tui.core.step_context import task_rename
+
+    assert task_rename("Rename the function calc_area to compute_area everywhere") == (
+        "calc_area", "compute_area")
+    assert task_rename("rename `parse()` to `parse_config`") == ("parse", "parse_config")
+    assert task_rename("Fix the rename of files in backup.sh") is None

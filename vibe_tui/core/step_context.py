@@ -75,6 +75,18 @@ def task_parts(task: str) -> list[str]:
     return []
 
 
+_RENAME_TASK = re.compile(r"\brename (?:the )?(?:function|method|class|variable|constant|"
+                          r"name)?\s*`?([A-Za-z_]\w*)(?:\(\))?`? (?:to|into|as) "
+                          r"`?([A-Za-z_]\w*)", re.IGNORECASE)
+
+
+def task_rename(task: str) -> tuple[str, str] | None:
+    """The rename a task asks for in so many words ("Rename the function calc_area to
+    compute_area"): (old, new)."""
+    found = _RENAME_TASK.search(task)
+    return (found[1], found[2]) if found else None
+
+
 def task_terms(task: str) -> list[str]:
     """The words of the task worth searching for: names, and the longer plain words."""
     terms: list[str] = []

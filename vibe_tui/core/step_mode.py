@@ -29,14 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import history, step_answers, step_edits
+from vibe_tui.core import history, step_answers, step_context, step_edits
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.settings import turn_settings
-from vibe_tui.core.step_context import gather, task_commands, task_parts, trace_excerpts
 from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
     LOOK_FORMAT,
@@ -197,9 +196,9 @@ class StepLoop(AgentLoop):
                     step.args["text"]):
                 self._pressed = True
                 self._format = STEP_FORMAT
-                self._note("Your answer says you changed files, but no file was changed: "
-                           "an answer changes nothing. Make the change now with an edit or "
-                           "write step, or answer that you could not.")
+                self._note("Your answer tells of a change, but no file was changed: an "
+                           "answer changes nothing. Make the change now with an edit, write "
+                           "or rename step, or answer that you could not.")
                 continue
             if step.action == "answer" and number < limit and self._parts_left():
                 self._parts = []  # asked once a turn
@@ -326,10 +325,17 @@ class StepLoop(AgentLoop):
         self._hands_off = hands_off(self.task, self.host.state.mode)
         if self._hands_off:
             self._format = LOOK_FORMAT
+        renaming = None if self._hands_off else step_context.task_rename(self.task)
+        if renaming:
+            # Asked for in so many words, a rename is the harness's to do: the 1.5B model
+            # announced it and answered, or renamed the definition only.
+            step = Step("rename", {"old": renaming[0], "new": renaming[1]})
+            self._done[step.key] = 0
+            await self._rename(step, f"Done first, as the task asks: {step.describe()}")
         workspace = self.host.workspace
-        gathered = await asyncio.to_thread(gather, workspace, self.task)
+        gathered = await asyncio.to_thread(step_context.gather, workspace, self.task)
         self.context = gathered.text
-        self._parts = task_parts(self.task)
+        self._parts = step_context.task_parts(self.task)
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
                                  f"({gathered.files} files){shown}"))
@@ -337,7 +343,7 @@ class StepLoop(AgentLoop):
             # Shown whole, it counts as read for the tools' read-first rule. (A small model
             # often reads it again all the same: told it is above, it answered instead.)
             self._current_text(rel)
-        self.checks = task_commands(self.task)
+        self.checks = step_context.task_commands(self.task)
         if self.checks:
             await self._run_check(self.checks[0], "the command the task names")
 
@@ -356,12 +362,12 @@ class StepLoop(AgentLoop):
             _clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
 
     async def _trace(self, output: str) -> str:
-        return await asyncio.to_thread(trace_excerpts, self.host.workspace, output)
+        return await asyncio.to_thread(step_context.trace_excerpts, self.host.workspace, output)
 
     async def _apply(self, number: int, step: Step) -> bool:
         args, problem = step.args, None
         if step.action == "rename":
-            return await self._rename(number, step)
+            return await self._rename(step, f"Step {number}: {step.describe()}")
         if step.action == "read":
             tool, call_args = self._read_call(args)
         elif step.action == "run":
@@ -381,14 +387,14 @@ class StepLoop(AgentLoop):
         self._note(f"{heading}\n{_clip_result(_NUMBERED.sub('', output))}")
         return ok
 
-    async def _rename(self, number: int, step: Step) -> bool:
+    async def _rename(self, step: Step, heading: str) -> bool:
         """Every file that has the old name, written with the new one: one write each,
         each shown and passed through the policy like any other."""
         try:
             plan = await asyncio.to_thread(step_edits.rename_plan, self.host.workspace,
                                            step.args["old"], step.args["new"])
         except step_edits.NotLocated as exc:
-            self._note(f"Step {number}: {step.describe()}: failed\n{exc}")
+            self._note(f"{heading}: failed\n{exc}")
             return False
         done, failed = [], []
         for rel, content in plan:
@@ -396,9 +402,7 @@ class StepLoop(AgentLoop):
             ok, output = await self._call("write_file", {"path": rel, "content": content})
             self._outcomes.append((Step("write", {"path": rel}), ok))
             (done if ok else failed).append(rel if ok else f"{rel}: {_clip(output, 200)}")
-        lines = [f"Step {number}: {step.describe()}: changed {', '.join(done) or 'no file'}",
-                 *failed]
-        self._note("\n".join(lines))
+        self._note("\n".join([f"{heading}: changed {', '.join(done) or 'no file'}", *failed]))
         return bool(done) and not failed
 
     def _read_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
