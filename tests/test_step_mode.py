@@ -500,3 +500,27 @@ def test_an_answer_that_announces_a_change_is_sent_back(fake_llm, tmp_path: Path
 
     assert "Your answer tells of a change, but no file was changed" in user_text(
         fake_llm.requests[1])
+
+
+def test_in_a_long_file_the_definition_the_edit_falls_in_is_written_whole(
+        fake_llm, tmp_path: Path) -> None:
+    fillers = "".join(f"def filler_{n}(x):\n    return x + {n}\n\n\n" for n in range(40))
+    fee = ('def late_fee(amount, days):\n    """At most a tenth of the amount."""\n'
+           "    return max(amount * days / 200, amount / 10)\n")
+    (tmp_path / "billing.py").write_text(fillers + fee + "\n\n" + fillers.replace("filler", "other"))
+    fake_llm.push(step(action="edit", path="billing.py", search="late_fee", replace="late_fee"),
+                  whole('def late_fee(amount, days):\n    """At most a tenth of the amount."""\n'
+                        "    return min(amount * days / 200, amount / 10)\n"),
+                  step(action="answer", text="late_fee takes the smaller one now."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
+
+    end = asyncio.run(run_turn(session, "fix late_fee in billing.py: the fee is capped"))
+
+    assert end.state == "completed"
+    text = (tmp_path / "billing.py").read_text()
+    assert "return min(amount * days / 200, amount / 10)" in text
+    assert text.count("\n") == (fillers + fee + "\n\n" + fillers).count("\n")
+    [edit] = of_type(session, ev.ToolCall)
+    assert edit.tool == "edit_file" and edit.args["old_string"] == fee
+    assert "Lines 161-163 of billing.py now:\n```python\ndef late_fee" in user_text(
+        fake_llm.requests[1])

@@ -121,6 +121,39 @@ def test_a_traceback_points_to_the_code_under_test_first(tmp_path: Path) -> None
     assert "passwd" not in text
 
 
+def test_a_failing_test_s_report_shows_the_code_it_imports_two_deep(tmp_path: Path) -> None:
+    """pytest names the test's line; the bug is in a helper the tested module imports."""
+    for folder in ("invoices", "tests"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "invoices" / "__init__.py").write_text("")
+    (tmp_path / "invoices" / "dates.py").write_text("def days_between(a, b):\n    return b - a\n")
+    (tmp_path / "invoices" / "rental.py").write_text(
+        "from .dates import days_between\n\ndef days(a, b):\n    return days_between(a, b)\n")
+    (tmp_path / "tests" / "test_rental.py").write_text(
+        "import os\nfrom invoices.rental import days\n\ndef test_days():\n"
+        "    assert days(1, 2) == 2\n")
+
+    text = trace_excerpts(tmp_path, "tests/test_rental.py:5: AssertionError\n")
+
+    assert "--- invoices/rental.py (lines 1-4 of 4)" in text
+    assert "--- invoices/dates.py (lines 1-2 of 2)\ndef days_between(a, b):" in text
+    assert text.index("--- invoices/") < text.index("--- tests/test_rental.py")
+
+
+def test_javascript_requires_and_imports_are_followed(tmp_path: Path) -> None:
+    from vibe_tui.core.step_context import imports_of
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "src" / "lines.js").write_text("module.exports = {};\n")
+    (tmp_path / "src" / "util.ts").write_text("export const x = 1;\n")
+    (tmp_path / "test" / "lines.test.js").write_text(
+        "const { total } = require('../src/lines');\nimport { x } from \"../src/util\";\n"
+        "const fs = require('fs');\n")
+
+    assert imports_of(tmp_path, "test/lines.test.js") == ["src/lines.js", "src/util.ts"]
+
+
 def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
     stream = AnswerStream()
     assert [stream.feed(part) for part in ("  Fo", "ur.")] == ["  Fo", "ur."]

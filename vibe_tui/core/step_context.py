@@ -38,6 +38,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _CLAUSE_BREAK = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=\w+ )")
 CHANGE_VERBS = frozenset("""add set turn remove delete change rename update make replace
 enable disable bump move create insert drop raise lower put append""".split())
+_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import|import[ \t]+([\w.]+))",
+                        re.MULTILINE)
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
+_JS_IMPORT = re.compile(r"""(?:require\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""",
+                        re.MULTILINE)
 # ``File "x.py", line 12`` (Python) and ``x.py:12`` (pytest, node, compilers, shells).
 _TRACE_PLACES = (re.compile(r'File "([^"]+)", line (\d+)'),
                  re.compile(r"([\w./-]+\.\w+):(\d+)"))
@@ -127,13 +132,17 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
 
 def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> str:
     """The lines of the workspace's files that a command's output points to (a
-    traceback, ``path:line`` in a test report), the code under test first."""
+    traceback, ``path:line`` in a test report), and the start of the files those import
+    (a failing test's report names the test, not the code it tests), the code under test
+    first."""
     places: dict[str, list[int]] = {}
     for pattern in _TRACE_PLACES:
         for path, line in pattern.findall(output):
             rel = _inside(workspace, path)
             if rel is not None:
                 places.setdefault(rel, []).append(int(line))
+    for rel in _imported(workspace, list(places)):
+        places.setdefault(rel, [])
     ordered = sorted(places, key=lambda rel: ("test" in rel.lower(), rel))
     blocks, room = [], budget_chars
     for rel in ordered:
@@ -145,6 +154,44 @@ def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> st
             blocks.append(block)
             room -= len(block)
     return "\n\n".join(blocks)
+
+
+def _imported(workspace: Path, files: list[str], depth: int = 2) -> list[str]:
+    """The workspace's files that ``files`` import, and those import, ``depth`` deep."""
+    found: list[str] = []
+    for _ in range(depth):
+        files = [rel for source in files for rel in imports_of(workspace, source)
+                 if rel not in found and rel not in files]
+        found.extend(dict.fromkeys(files))
+    return found
+
+
+def imports_of(workspace: Path, rel: str) -> list[str]:
+    """The files of the workspace that a Python or JavaScript file imports."""
+    lines = _lines(workspace / rel) or []
+    text = "\n".join(lines)
+    folder = Path(rel).parent
+    candidates: list[Path] = []
+    if rel.endswith(".py"):
+        for dots, module, imported in _PY_IMPORT.findall(text):
+            module = module or imported
+            bases = [folder] if dots else [Path(), Path("src")]
+            for _ in range(max(0, len(dots) - 1)):
+                bases = [base.parent for base in bases]
+            for base in bases:
+                path = base.joinpath(*module.split(".")) if module else base
+                candidates += [Path(f"{path}.py"), path / "__init__.py"]
+    elif rel.endswith(_JS_SUFFIXES):
+        for module in _JS_IMPORT.findall(text):
+            path = folder / module
+            candidates += [path, *(Path(f"{path}{suffix}") for suffix in _JS_SUFFIXES),
+                           path / "index.js"]
+    out = []
+    for candidate in candidates:
+        target = _inside(workspace, str(candidate))
+        if target is not None and target != rel and target not in out:
+            out.append(target)
+    return out
 
 
 def excerpt(rel: str, lines: list[str], wanted: list[int], whole: bool) -> str:
@@ -233,3 +280,27 @@ def _inside(workspace: Path, path: str) -> str | None:
     except (ValueError, OSError):
         return None
     return rel.as_posix() if full.is_file() else None
+
+
+EARLIER_TURNS = 3
+
+
+def earlier_turns(messages: list[dict]) -> list[str]:
+    """The turns before this one, in brief: a small model needs what was said, not every
+    call."""
+    pairs, user = [], None
+    for message in messages:
+        content = message.get("content")
+        if message["role"] == "user" and isinstance(content, str) and content:
+            user = content
+        elif message["role"] == "assistant" and content and not message.get("tool_calls"):
+            pairs.append(f"User: {clip(user or '', 300)}\nYou: {clip(content, 300)}")
+    if not pairs:
+        return []
+    return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line, cut at ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vibe_tui.code.outline import outline
 from vibe_tui.tools.file_walk import select_files
 
 
@@ -84,6 +85,7 @@ def _reindent(text: str, shift: int) -> str:
 # (evals/README.md). Longer files keep search/replace: writing them costs too many tokens.
 REWRITE_MAX_LINES = 120
 REWRITE_MAX_CHARS = 6000
+REGION_MAX_LINES = 80  # a definition of a longer file, asked for whole
 
 
 def rewritable(content: str) -> bool:
@@ -106,18 +108,47 @@ class Rewrite:
     max_tokens: int
 
 
-def rewrite_request(rel: str, content: str) -> Rewrite:
-    """The request that asks for ``rel`` whole, after the steps so far. The model's own
-    search/replace is left out: shown it, the 1.5B model made that one change and dropped
-    the others the task asked for. The reply is begun with the code fence: told to, the
-    model still wrote a JSON step with the file as a string."""
+@dataclass(frozen=True)
+class Region:
+    """The lines of a long file asked for whole: a definition the edit falls in."""
+    start: int  # 1-based
+    end: int
+    text: str  # the lines, with their ends
+
+
+def region_of(rel: str, content: str, search: str) -> Region | None:
+    """The top-level definition of ``content`` that holds the one place ``search`` names,
+    when it is short enough to write whole."""
+    try:
+        located = locate(content, search, "")
+    except NotLocated:
+        return None
+    if located.replace_all:
+        return None
+    line = content.count("\n", 0, content.index(located.old)) + 1
+    for entry in outline(rel, content) or []:
+        if entry.start <= line <= entry.end and entry.end - entry.start < REGION_MAX_LINES:
+            lines = content.splitlines(keepends=True)[entry.start - 1:entry.end]
+            return Region(entry.start, entry.end, "".join(lines))
+    return None
+
+
+def rewrite_request(rel: str, content: str, region: Region | None = None) -> Rewrite:
+    """The request that asks for ``rel`` whole (or ``region`` of it), after the steps so
+    far. The model's own search/replace is left out: shown it, the 1.5B model made that one
+    change and dropped the others the task asked for. The reply is begun with the code
+    fence: told to, the model still wrote a JSON step with the file as a string."""
     opening = f"```{_FENCE_LANGUAGES.get(Path(rel).suffix.lower(), '')}\n"
-    ask = (f"Your step: edit {rel}.\nThe file {rel} now:\n{opening}{content}```\n\n"
-           f"Write the whole of {rel} as it must be after the change: every line of it, with "
-           "each change the task asks for in this file, in one fenced code block and "
-           "nothing else.")
-    # Tokens of the file (about three characters each in code) and room for the change.
-    return Rewrite(ask, opening, len(content) // 3 + 256)
+    if region is None:
+        shown, target, text = f"The file {rel}", f"the whole of {rel}", content
+    else:
+        shown = f"Lines {region.start}-{region.end} of {rel}"
+        target, text = "those lines", region.text
+    ask = (f"Your step: edit {rel}.\n{shown} now:\n{opening}{text}```\n\n"
+           f"Write {target} as they must be after the change: every line, with each change "
+           "the task asks for there, in one fenced code block and nothing else.")
+    # Tokens of the text (about three characters each in code) and room for the change.
+    return Rewrite(ask, opening, len(text) // 3 + 256)
 
 
 def rewritten(reply: str, content: str, cut: bool) -> str:

@@ -63,7 +63,6 @@ ECHOES_LIMIT = 2  # answers that only repeat the question, sent back
 READ_LINES = 150
 RESULT_HEAD_CHARS = 1200
 RESULT_TAIL_CHARS = 1800
-EARLIER_TURNS = 3
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
@@ -154,7 +153,8 @@ class StepLoop(AgentLoop):
         return settings
 
     def _request_messages(self) -> list[history.Message]:
-        parts = [f"Task: {self.task}", self.given, *self._earlier(), self.context]
+        earlier = step_context.earlier_turns(self.scope.messages[:-1])
+        parts = [f"Task: {self.task}", self.given, *earlier, self.context]
         if self.log:
             parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
         if self._rewrite is not None:
@@ -307,20 +307,6 @@ class StepLoop(AgentLoop):
     def _note(self, text: str) -> None:
         self.log.append(text)
 
-    def _earlier(self) -> list[str]:
-        """The turns before this one, in brief: a small model needs what was said, not
-        every call."""
-        pairs, user = [], None
-        for message in self.scope.messages[:-1]:
-            content = message.get("content")
-            if message["role"] == "user" and isinstance(content, str) and content:
-                user = content
-            elif message["role"] == "assistant" and content and not message.get("tool_calls"):
-                pairs.append(f"User: {_clip(user or '', 300)}\nYou: {_clip(content, 300)}")
-        if not pairs:
-            return []
-        return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
-
     async def _gather(self) -> None:
         self._hands_off = hands_off(self.task, self.host.state.mode)
         if self._hands_off:
@@ -401,7 +387,10 @@ class StepLoop(AgentLoop):
             self._current_text(rel)  # read by the harness: the read-first rule is met
             ok, output = await self._call("write_file", {"path": rel, "content": content})
             self._outcomes.append((Step("write", {"path": rel}), ok))
-            (done if ok else failed).append(rel if ok else f"{rel}: {_clip(output, 200)}")
+            if ok:
+                done.append(rel)
+            else:
+                failed.append(f"{rel}: {step_context.clip(output, 200)}")
         self._note("\n".join([f"{heading}: changed {', '.join(done) or 'no file'}", *failed]))
         return bool(done) and not failed
 
@@ -419,16 +408,21 @@ class StepLoop(AgentLoop):
     async def _edit_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
         """The call for an edit step, and why it could not be made as asked (the call then
         goes as written: the tool refuses it, in the timeline). A short file is asked for
-        whole; a longer one, or one whose rewrite failed, is edited by the search text."""
+        whole, and in a long one the definition the edit falls in; when that fails, or
+        neither fits, the edit goes by the model's search text."""
         call = {"path": args["path"], "old_string": args["search"], "new_string": args["replace"]}
         content = self._current_text(args["path"])
         if content is None:
             return "edit_file", call, None  # the tool says what is wrong with the path
-        problem = None
-        if step_edits.rewritable(content):
-            new, problem = await self._rewritten(args, content)
-            if new is not None:
+        problem, region = None, None
+        if not step_edits.rewritable(content):
+            region = step_edits.region_of(args["path"], content, args["search"])
+        if region or step_edits.rewritable(content):
+            new, problem = await self._rewritten(args["path"], content, region)
+            if new is not None and region is None:
                 return "write_file", {"path": args["path"], "content": new}, None
+            if new is not None:
+                return "edit_file", {**call, "old_string": region.text, "new_string": new}, None
         try:
             located = step_edits.locate(content, args["search"], args["replace"])
         except step_edits.NotLocated as exc:
@@ -449,10 +443,11 @@ class StepLoop(AgentLoop):
         self.scope.tool_context.read_files[path] = mtime_ns
         return content
 
-    async def _rewritten(self, args: dict[str, Any], content: str) -> tuple[str | None, str | None]:
-        """The file written whole by the model with the change: (new text, None), or
-        (None, why not)."""
-        self._rewrite = step_edits.rewrite_request(args["path"], content)
+    async def _rewritten(self, rel: str, content: str, region: step_edits.Region | None
+                         ) -> tuple[str | None, str | None]:
+        """The file (or region) written whole by the model with the change: (new text,
+        None), or (None, why not)."""
+        self._rewrite = step_edits.rewrite_request(rel, content, region)
         try:
             response = await self._call_model()
         finally:
@@ -460,10 +455,12 @@ class StepLoop(AgentLoop):
         self._streamed = []
         self._record_usage(response, self.host.model)
         try:
-            new = step_edits.rewritten(response.text, content,
+            new = step_edits.rewritten(response.text, region.text if region else content,
                                        response.finish_reason == "length")
         except step_edits.NotLocated as exc:
-            return None, f"Writing {args['path']} whole failed: {exc}."
+            problem = f"Writing {rel} whole failed: {exc}."
+            self.emit(ev.Notice(text=f"small-model steps: {problem}"))
+            return None, problem
         return new, None
 
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
@@ -481,11 +478,6 @@ class StepLoop(AgentLoop):
 
     _last_exit: int | None = None
 
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _clip_result(text: str) -> str:
