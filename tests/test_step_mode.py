@@ -465,6 +465,9 @@ def test_a_file_written_whole_counts_each_place_it_changes(fake_llm, tmp_path: P
 
     assert end.state == "completed"
     assert len(fake_llm.requests) == 3  # no list sent back: the one write made all three
+    assert ('The task asks for these changes:\n1. set the version to 1.3.0\n2. add the '
+            'dependency "httpx>=0.27"\n3. set line-length to 100\n') in user_text(
+        fake_llm.requests[1])
     assert "line-length = 100" in (tmp_path / "pyproject.toml").read_text()
 
 

@@ -232,3 +232,17 @@ def test_task_rename_reads_a_rename_asked_for_in_words() -> None:
         "calc_area", "compute_area")
     assert task_rename("rename `parse()` to `parse_config`") == ("parse", "parse_config")
     assert task_rename("Fix the rename of files in backup.sh") is None
+
+
+@pytest.mark.parametrize(("answer", "claims"), [
+    ("I fixed add in calc.py.", True),
+    ("Now, I'll proceed to rename calc_area.", True),
+    ("The late_fee function needs to be adjusted so the fee is capped.", True),
+    ("We need to change this to use min.", True),
+    ("The port is 8080.", False),
+    ("It has to do with the tabs.", False),
+])
+def test_an_answer_that_tells_of_a_change_is_recognised(answer: str, claims: bool) -> None:
+    from vibe_tui.core.step_answers import claims_change
+
+    assert claims_change(answer) is claims

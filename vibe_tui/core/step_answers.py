@@ -8,13 +8,17 @@ from __future__ import annotations
 import re
 
 CHANGING_TOOLS = frozenset({"edit_file", "write_file"})
-# A change told of as made ("I fixed"), or as about to be ("Now I'll proceed to rename").
+# A change told of as made ("I fixed"), as about to be ("Now I'll proceed to rename"), or
+# as one to make ("We need to change this", "it needs to be adjusted").
 _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
                              r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
                              r"|\bwas (?:changed|renamed|added|updated|set)\b"
                              r"|\bI(?:\'ll| will| am going to) (?:now |then |first )?(?:proceed|"
                              r"change|correct|fix|rename|add|update|modify|replace|edit|remove|"
-                             r"delete|set|turn|make)\b", re.IGNORECASE)
+                             r"delete|set|turn|make)\b"
+                             r"|\b(?:needs?|has|have) to be (?:changed|adjusted|fixed|modified|"
+                             r"updated|corrected)\b|\b(?:we|you) (?:need|have) to (?:change|adjust|"
+                             r"fix|modify|update|correct)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 
 

@@ -133,7 +133,8 @@ def region_of(rel: str, content: str, search: str) -> Region | None:
     return None
 
 
-def rewrite_request(rel: str, content: str, region: Region | None = None) -> Rewrite:
+def rewrite_request(rel: str, content: str, region: Region | None = None,
+                    listed: list[str] | None = None) -> Rewrite:
     """The request that asks for ``rel`` whole (or ``region`` of it), after the steps so
     far. The model's own search/replace is left out: shown it, the 1.5B model made that one
     change and dropped the others the task asked for. The reply is begun with the code
@@ -144,8 +145,12 @@ def rewrite_request(rel: str, content: str, region: Region | None = None) -> Rew
     else:
         shown = f"Lines {region.start}-{region.end} of {rel}"
         target, text = "those lines", region.text
+    # The changes a task lists, one per line: rewriting from the sentence, the 1.5B model
+    # made two of three.
+    checklist = "".join(f"{index}. {part}\n" for index, part in enumerate(listed or [], 1))
     ask = (f"Your step: edit {rel}.\n{shown} now:\n{opening}{text}```\n\n"
-           f"Write {target} as they must be after the change: every line, with each change "
+           + (f"The task asks for these changes:\n{checklist}\n" if checklist else "")
+           + f"Write {target} as they must be after the change: every line, with each change "
            "the task asks for there, in one fenced code block and nothing else.")
     # Tokens of the text (about three characters each in code) and room for the change.
     return Rewrite(ask, opening, len(text) // 3 + 256)

@@ -447,7 +447,8 @@ class StepLoop(AgentLoop):
                          ) -> tuple[str | None, str | None]:
         """The file (or region) written whole by the model with the change: (new text,
         None), or (None, why not)."""
-        self._rewrite = step_edits.rewrite_request(rel, content, region)
+        self._rewrite = step_edits.rewrite_request(rel, content, region,
+                                                   step_context.task_parts(self.task))
         try:
             response = await self._call_model()
         finally:
