@@ -476,7 +476,8 @@ def test_a_rename_the_task_asks_for_is_done_before_the_first_step(fake_llm,
     (tmp_path / "shapes.py").write_text("def calc_area(w, h):\n    return w * h\n")
     (tmp_path / "check.py").write_text("from shapes import compute_area\n"
                                        "assert compute_area(2, 3) == 6\n")
-    fake_llm.push(step(action="answer", text="Renamed; check.py passes."))
+    fake_llm.push(step(action="rename", old="calc_area", new="compute_area"),
+                  step(action="answer", text="Renamed; check.py passes."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
                            allow=["Bash(python3 check.py)"], sandbox="off")
 
@@ -486,11 +487,12 @@ def test_a_rename_the_task_asks_for_is_done_before_the_first_step(fake_llm,
     assert end.state == "completed"
     assert "def compute_area" in (tmp_path / "shapes.py").read_text()
     assert [c.tool for c in of_type(session, ev.ToolCall)] == ["write_file", "bash"]
-    [request] = fake_llm.requests
+    request, again = fake_llm.requests
     assert ("Done first, as the task asks: rename calc_area to compute_area: changed shapes.py"
             in user_text(request))
     assert "Ran `python3 check.py` (the command the task names): passed" in user_text(request)
     assert "def compute_area" in user_text(request)  # the context is gathered after it
+    assert "Step 1 repeats what was done first" in user_text(again)
 
 
 def test_an_answer_that_announces_a_change_is_sent_back(fake_llm, tmp_path: Path) -> None:
@@ -527,3 +529,20 @@ def test_in_a_long_file_the_definition_the_edit_falls_in_is_written_whole(
     assert edit.tool == "edit_file" and edit.args["old_string"] == fee
     assert "Lines 161-163 of billing.py now:\n```python\ndef late_fee" in user_text(
         fake_llm.requests[1])
+
+
+def test_the_task_s_list_goes_only_with_the_file_it_names(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "app.json").write_text('{"a": 0, "b": 0}\n')
+    (tmp_path / "README.md").write_text("# App\n")
+    fake_llm.push(step(action="edit", path="README.md", search="# App", replace="# App!"),
+                  whole("# App!\n", "markdown"),
+                  step(action="edit", path="app.json", search='"a": 0', replace='"a": 1'),
+                  whole('{"a": 1, "b": 2}\n', "json"),
+                  step(action="answer", text="Both are set."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
+
+    asyncio.run(run_turn(session, "In app.json: set a to 1 and set b to 2."))
+
+    listing = "The task asks for these changes:\n1. set a to 1\n2. set b to 2\n"
+    assert listing not in user_text(fake_llm.requests[1])  # README.md
+    assert listing in user_text(fake_llm.requests[3])  # app.json

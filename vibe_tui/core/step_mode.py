@@ -25,6 +25,7 @@ import logging
 import re
 import secrets
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vibe_tui.config.settings import Config
@@ -221,8 +222,9 @@ class StepLoop(AgentLoop):
                 continue
             key = self._key(step)
             if key in self._done:
-                self._note(f"Step {number} repeats step {self._done[key]}, whose "
-                           "result is above; do something else or answer.")
+                earlier = f"step {self._done[key]}" if self._done[key] else "what was done first"
+                self._note(f"Step {number} repeats {earlier}, whose result is above; do "
+                           "something else or answer.")
                 repeats += 1
                 self._sampled = True  # greedy decoding would give the same step again
                 continue
@@ -447,8 +449,10 @@ class StepLoop(AgentLoop):
                          ) -> tuple[str | None, str | None]:
         """The file (or region) written whole by the model with the change: (new text,
         None), or (None, why not)."""
-        self._rewrite = step_edits.rewrite_request(rel, content, region,
-                                                   step_context.task_parts(self.task))
+        # The task's list goes with the file it names: shown it for README.md, the 1.5B
+        # model wrote the list into the README.
+        listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
+        self._rewrite = step_edits.rewrite_request(rel, content, region, listed)
         try:
             response = await self._call_model()
         finally:
@@ -459,7 +463,8 @@ class StepLoop(AgentLoop):
             new = step_edits.rewritten(response.text, region.text if region else content,
                                        response.finish_reason == "length")
         except step_edits.NotLocated as exc:
-            problem = f"Writing {rel} whole failed: {exc}."
+            what = f"lines {region.start}-{region.end} of {rel}" if region else rel
+            problem = f"Writing {what} whole failed: {exc}."
             self.emit(ev.Notice(text=f"small-model steps: {problem}"))
             return None, problem
         return new, None
