@@ -40,10 +40,9 @@ FLUSH_INTERVAL_S = 1 / 10
 PART_CHARS = 800
 # A streaming tail grows on screen this many rows at a time: a row more re-arranges the
 # pane and, scrolled to its end, moves every visible row, so the whole pane is painted
-# again; within the rows it has, a flush repaints the tail alone. Fewer such moves is
-# what keeps keys quick while an answer streams (bench/README.md); the price is up to
-# GROW_ROWS - 1 blank rows under the growing text.
-GROW_ROWS = 8
+# again; within the rows it has, a flush repaints the tail alone. Eight rows measured no
+# better than four over five runs (bench/README.md) and leave more blank rows below.
+GROW_ROWS = 4
 CODE_THEME = "monokai"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 # A blank line, then a line starting in the first column: the end is that line's start.
