@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vibe_tui.code.languages import language_name
 from vibe_tui.code.outline import outline
 from vibe_tui.tools.file_walk import select_files
 
@@ -94,9 +95,8 @@ def rewritable(content: str) -> bool:
             and "```" not in content)
 
 
-_FENCE_LANGUAGES = {".py": "python", ".toml": "toml", ".json": "json", ".sh": "bash",
-                    ".js": "javascript", ".ts": "typescript", ".yaml": "yaml", ".yml": "yaml",
-                    ".cfg": "ini", ".ini": "ini", ".go": "go", ".rs": "rust", ".rb": "ruby"}
+# Fence names for files no tree-sitter grammar here parses (code/languages.py names the rest).
+_OTHER_FENCES = {".json": "json", ".cfg": "ini", ".ini": "ini"}
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,8 @@ def rewrite_request(rel: str, content: str, region: Region | None = None,
     far. The model's own search/replace is left out: shown it, the 1.5B model made that one
     change and dropped the others the task asked for. The reply is begun with the code
     fence: told to, the model still wrote a JSON step with the file as a string."""
-    opening = f"```{_FENCE_LANGUAGES.get(Path(rel).suffix.lower(), '')}\n"
+    fence = language_name(rel) or _OTHER_FENCES.get(Path(rel).suffix.lower(), "")
+    opening = f"```{fence}\n"
     if region is None:
         shown, target, text = f"The file {rel}", f"the whole of {rel}", content
     else:
