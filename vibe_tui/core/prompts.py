@@ -134,6 +134,9 @@ takes their place.
 {"action": "write", "path": "<path>", "content": "..."}: create a file.
 {"action": "rename", "old": "<name>", "new": "<name>"}: rename a function, class or \
 variable in every file: its definition, imports and uses.
+{"action": "start", "command": "..."}: start a program that asks questions (a wizard, a \
+REPL) in a terminal and see its screen.
+{"action": "type", "text": "..."}: type a line into that program, press Enter, see its screen.
 After an edit step you may be asked for the file whole: then reply with the file in a \
 fenced code block, not JSON.
 Rules:

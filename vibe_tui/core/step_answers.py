@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-CHANGING_TOOLS = frozenset({"edit_file", "write_file"})
+# Typing into a program (a wizard) changes what the program writes: no diff, one change.
+CHANGING_TOOLS = frozenset({"edit_file", "write_file", "interactive_send"})
 # A change told of as made ("I fixed"), as about to be ("Now I'll proceed to rename"), or
 # as one to make ("We need to change this", "it needs to be adjusted").
 _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"

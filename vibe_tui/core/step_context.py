@@ -66,6 +66,16 @@ def task_commands(task: str) -> list[str]:
     return commands
 
 
+_IN_A_TERMINAL = re.compile(r"\b(interactive|wizard|answer(ing)? (its|the) questions|"
+                            r"needs? a terminal|in a terminal)\b", re.IGNORECASE)
+
+
+def runs_in_terminal(task: str) -> bool:
+    """The task says its command asks questions: it is started in a terminal to be
+    answered, not run as a check (run with bash, it has no terminal to ask in)."""
+    return _IN_A_TERMINAL.search(task) is not None
+
+
 def task_parts(task: str) -> list[str]:
     """The changes a task lists in one sentence ("set the version to 1.3.0, add the
     dependency httpx and set line-length to 100"): each clause that starts with a verb of
@@ -304,3 +314,11 @@ def clip(text: str, limit: int) -> str:
     """``text`` on one line, cut at ``limit`` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def clip_result(text: str, head: int = 1200, tail: int = 1800) -> str:
+    """A result as the model reads it in the step log: its start and its end."""
+    if len(text) <= head + tail:
+        return text
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[... {cut} characters left out ...]\n{text[-tail:]}"

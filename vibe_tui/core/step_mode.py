@@ -62,8 +62,6 @@ STEP_MAX_TOKENS = 1024
 FAILED_EDITS_LIMIT = 3
 ECHOES_LIMIT = 2  # answers that only repeat the question, sent back
 READ_LINES = 150
-RESULT_HEAD_CHARS = 1200
-RESULT_TAIL_CHARS = 1800
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
@@ -127,6 +125,7 @@ class StepLoop(AgentLoop):
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
+        self._terminal: str | None = None  # the session a type step types into
 
     def emit(self, event):
         event = super().emit(event)
@@ -277,6 +276,8 @@ class StepLoop(AgentLoop):
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
         same read (the 1.5B model asked for lines 7, 8, 9, 10 of a 6-line file)."""
+        if step.action == "type":  # a wizard may ask for "y" twice
+            return f"{step.key} {len(self._done)}"
         if step.action != "read":
             return step.key
         try:
@@ -332,7 +333,12 @@ class StepLoop(AgentLoop):
             # often reads it again all the same: told it is above, it answered instead.)
             self._current_text(rel)
         self.checks = step_context.task_commands(self.task)
-        if self.checks:
+        if self.checks and step_context.runs_in_terminal(self.task):
+            command, self.checks = self.checks[0], []  # not re-run: it waits for answers
+            step = Step("start", {"command": command})
+            self._done[step.key] = 0
+            await self._apply(0, step)
+        elif self.checks:
             await self._run_check(self.checks[0], "the command the task names")
 
     async def _recheck(self) -> None:
@@ -347,7 +353,7 @@ class StepLoop(AgentLoop):
         trace = "" if passed else await self._trace(output)
         self._note("\n".join(part for part in (
             f"Ran `{command}` ({why}): {'passed' if passed else 'failed'}",
-            _clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
+            step_context.clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
 
     async def _trace(self, output: str) -> str:
         return await asyncio.to_thread(step_context.trace_excerpts, self.host.workspace, output)
@@ -360,19 +366,24 @@ class StepLoop(AgentLoop):
             tool, call_args = self._read_call(args)
         elif step.action == "run":
             tool, call_args = "bash", {"command": args["command"]}
+        elif step.action == "start":
+            tool, call_args = "interactive_start", {"command": args["command"]}
+        elif step.action == "type":
+            tool, call_args = "interactive_send", {"session_id": self._terminal or "none",
+                                                   "input": args["text"] + "<enter>"}
         elif step.action == "write":
             tool, call_args = "write_file", {"path": args["path"], "content": args["content"]}
         else:
             tool, call_args, problem = await self._edit_call(args)
         ok, output = await self._call(tool, call_args)
-        heading = f"Step {number}: {step.describe()}"
+        heading = f"Step {number}: {step.describe()}" if number else step.describe()
         if not ok and problem:
             output = f"{problem}\n{output}"
         if step.action == "run":
             heading += f": exit code {self._last_exit}"
         elif not ok:
             heading += ": failed"
-        self._note(f"{heading}\n{_clip_result(_NUMBERED.sub('', output))}")
+        self._note(f"{heading}\n{step_context.clip_result(_NUMBERED.sub('', output))}")
         return ok
 
     async def _rename(self, step: Step, heading: str) -> bool:
@@ -480,15 +491,8 @@ class StepLoop(AgentLoop):
         if result is None:
             return False, "no result"
         self._last_exit = result.exit_code
+        self._terminal = result.meta.get("session_id", self._terminal)
         return result.status == "ok", result.output
 
     _last_exit: int | None = None
 
-
-
-def _clip_result(text: str) -> str:
-    """A result as the model reads it in the step log: its start and its end."""
-    if len(text) <= RESULT_HEAD_CHARS + RESULT_TAIL_CHARS:
-        return text
-    cut = len(text) - RESULT_HEAD_CHARS - RESULT_TAIL_CHARS
-    return f"{text[:RESULT_HEAD_CHARS]}\n[... {cut} characters left out ...]\n{text[-RESULT_TAIL_CHARS:]}"

@@ -27,6 +27,10 @@ _STEPS = [
     {"type": "object", "properties": {"action": {"const": "rename"}, "old": _STRING,
                                       "new": _STRING},
      "required": ["action", "old", "new"]},
+    {"type": "object", "properties": {"action": {"const": "start"}, "command": _STRING},
+     "required": ["action", "command"]},
+    {"type": "object", "properties": {"action": {"const": "type"}, "text": _STRING},
+     "required": ["action", "text"]},
 ]
 REQUIRED = {schema["properties"]["action"]["const"]: schema["required"][1:] for schema in _STEPS}
 
@@ -73,6 +77,10 @@ class Step:
             return f"read {args['path']}" + (f" from line {args['line']}" if args.get("line") else "")
         if self.action == "rename":
             return f"rename {args['old']} to {args['new']}"
+        if self.action == "start":
+            return f"started `{args['command']}` in a terminal"
+        if self.action == "type":
+            return f"typed {json.dumps(args['text'])} and Enter"
         return f"{self.action} {args['path']}"
 
 
