@@ -11,6 +11,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.step_context import runs_in_terminal
+from vibe_tui.core.step_protocol import STEP_FORMAT, TYPE_FORMAT
 from vibe_tui.testing.script import text
 
 WIZARD = """\
@@ -59,6 +60,9 @@ def test_a_wizard_the_task_names_is_started_in_a_terminal_and_answered(fake_llm,
     assert 'Step 3: typed "y" and Enter' in user_text(last)
     assert "wrote settings.json" in user_text(last)
     assert len(fake_llm.requests) == 4  # the answer is not sent back: the typing changed a file
+    # While the program waits, only a type step is possible; once it exits, any step.
+    assert [r["response_format"] for r in fake_llm.requests] == [TYPE_FORMAT] * 3 + [STEP_FORMAT]
+    assert "The program waits for input" in user_text(first)
 
 
 def test_typing_with_no_program_started_tells_the_model(fake_llm, tmp_path: Path) -> None:

@@ -58,3 +58,16 @@ def changed_places(diff: str) -> int:
         else:
             added += 1
     return places
+
+
+def changes_report(changes: list[tuple[str, bool]]) -> str | None:
+    """The files the steps' edits and writes (path, applied) changed, and how many did not
+    apply; None when no step tried a change."""
+    if not changes:
+        return None
+    changed = list(dict.fromkeys(path for path, ok in changes if ok))
+    failed = sum(1 for _, ok in changes if not ok)
+    text = f"changed: {', '.join(changed)}" if changed else "no file was changed"
+    if failed:
+        text += f" ({failed} of {len(changes)} changes did not apply)"
+    return text

@@ -41,6 +41,7 @@ from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
     LOOK_FORMAT,
     STEP_FORMAT,
+    TYPE_FORMAT,
     AnswerStream,
     Step,
     hands_off,
@@ -126,6 +127,7 @@ class StepLoop(AgentLoop):
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
         self._terminal: str | None = None  # the session a type step types into
+        self._waiting = False  # that session's program runs, waiting for input
 
     def emit(self, event):
         event = super().emit(event)
@@ -146,7 +148,8 @@ class StepLoop(AgentLoop):
         settings = turn_settings(self.host.model_settings(), self.scope.options.model)
         if self._rewrite is not None:  # the file in a fenced block, not a step
             return replace(settings, max_tokens=self._rewrite.max_tokens)
-        settings = replace(settings, response_format=self._format, max_tokens=STEP_MAX_TOKENS)
+        held = TYPE_FORMAT if self._waiting and self._format is STEP_FORMAT else self._format
+        settings = replace(settings, response_format=held, max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -159,8 +162,11 @@ class StepLoop(AgentLoop):
             parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
         if self._rewrite is not None:
             parts.append(self._rewrite.ask)
+        elif self._format is ANSWER_FORMAT:
+            parts.append(ANSWER_NOW)
         else:
-            parts.append(ANSWER_NOW if self._format is ANSWER_FORMAT
+            parts.append("The program waits for input: reply with the type step that answers "
+                         "its question." if self._waiting
                          else "Reply with the next step as one JSON object.")
         messages = [{"role": "system", "content": STEP_PROMPT},
                     {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
@@ -291,16 +297,10 @@ class StepLoop(AgentLoop):
     def _report(self) -> None:
         """What the steps did, beside the model's account of it: a small model's answer
         can claim a change that never landed."""
-        changes = [(step.args["path"], ok) for step, ok in self._outcomes
-                   if step.action in ("edit", "write")]
-        if not changes:
-            return
-        changed = list(dict.fromkeys(path for path, ok in changes if ok))
-        failed = sum(1 for _, ok in changes if not ok)
-        text = f"changed: {', '.join(changed)}" if changed else "no file was changed"
-        if failed:
-            text += f" ({failed} of {len(changes)} changes did not apply)"
-        self.emit(ev.Notice(text=f"small-model steps: {text}"))
+        text = step_answers.changes_report([(step.args["path"], ok) for step, ok in self._outcomes
+                                            if step.action in ("edit", "write")])
+        if text:
+            self.emit(ev.Notice(text=f"small-model steps: {text}"))
 
     def _take_steering(self) -> None:
         for text in self.host.take_steering():
@@ -491,7 +491,9 @@ class StepLoop(AgentLoop):
         if result is None:
             return False, "no result"
         self._last_exit = result.exit_code
-        self._terminal = result.meta.get("session_id", self._terminal)
+        if tool.startswith("interactive_"):
+            self._terminal = result.meta.get("session_id", self._terminal)
+            self._waiting = result.meta.get("state") == "running"
         return result.status == "ok", result.output
 
     _last_exit: int | None = None

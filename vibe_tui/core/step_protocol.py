@@ -45,6 +45,9 @@ STEP_FORMAT = _format({"anyOf": _STEPS})
 LOOK_FORMAT = _format({"anyOf": [s for s in _STEPS
                                  if s["properties"]["action"]["const"] in ("answer", "read", "run")]})
 ANSWER_FORMAT = _format(_ANSWER)
+# While a program waits for input: asked for words, the 1.5B model made up the program's
+# questions and its own answers, then ran the program again with bash (evals/README.md).
+TYPE_FORMAT = _format(next(s for s in _STEPS if s["properties"]["action"]["const"] == "type"))
 _HANDS_OFF = re.compile(r"\b(do not|don't|never|without) (chang|edit|modif|touch)\w* "
                         r"(anything|any files?|a file|files|the (repository|repo|code|files))\b",
                         re.IGNORECASE)
