@@ -1,0 +1,117 @@
+"""The steps that change files, for ``StepLoop`` (``core/step_mode.py``): a rename carried
+out by the harness in every file, and an edit made by asking the model for the file (or
+the definition the edit falls in) whole, checked against the file before it is applied
+(``step_edits``). Each change is a ``write_file`` or ``edit_file`` call like any other."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from vibe_tui.core import events as ev
+from vibe_tui.core import step_context, step_edits
+from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.step_protocol import Step
+from vibe_tui.tools.base import ToolError
+from vibe_tui.tools.paths import resolve_in_workspace
+
+
+class ChangeSteps(AgentLoop):
+    """What ``StepLoop`` has that these use: the task, the steps' log and outcomes, the
+    file being asked for whole, and one tool call at a time."""
+
+    task: str
+    _outcomes: list[tuple[Step, bool]]
+    _rewrite: step_edits.Rewrite | None
+
+    def _note(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
+        raise NotImplementedError
+
+
+    async def _rename(self, step: Step, heading: str) -> bool:
+        """Every file that has the old name, written with the new one: one write each,
+        each shown and passed through the policy like any other."""
+        try:
+            plan = await asyncio.to_thread(step_edits.rename_plan, self.host.workspace,
+                                           step.args["old"], step.args["new"])
+        except step_edits.NotLocated as exc:
+            self._note(f"{heading}: failed\n{exc}")
+            return False
+        done, failed = [], []
+        for rel, content in plan:
+            self._current_text(rel)  # read by the harness: the read-first rule is met
+            ok, output = await self._call("write_file", {"path": rel, "content": content})
+            self._outcomes.append((Step("write", {"path": rel}), ok))
+            if ok:
+                done.append(rel)
+            else:
+                failed.append(f"{rel}: {step_context.clip(output, 200)}")
+        self._note("\n".join([f"{heading}: changed {', '.join(done) or 'no file'}", *failed]))
+        return bool(done) and not failed
+
+    async def _edit_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
+        """The call for an edit step, and why it could not be made as asked (the call then
+        goes as written: the tool refuses it, in the timeline). A short file is asked for
+        whole, and in a long one the definition the edit falls in; when that fails, or
+        neither fits, the edit goes by the model's search text."""
+        call = {"path": args["path"], "old_string": args["search"], "new_string": args["replace"]}
+        content = self._current_text(args["path"])
+        if content is None:
+            return "edit_file", call, None  # the tool says what is wrong with the path
+        problem, region = None, None
+        if not step_edits.rewritable(content):
+            region = step_edits.region_of(args["path"], content, args["search"])
+        if region or step_edits.rewritable(content):
+            new, problem = await self._rewritten(args["path"], content, region)
+            if new is not None and region is None:
+                return "write_file", {"path": args["path"], "content": new}, None
+            if new is not None:
+                return "edit_file", {**call, "old_string": region.text, "new_string": new}, None
+        try:
+            located = step_edits.locate(content, args["search"], args["replace"])
+        except step_edits.NotLocated as exc:
+            return "edit_file", call, "\n".join(part for part in (problem, str(exc)) if part)
+        call.update(old_string=located.old, new_string=located.new)
+        if located.replace_all:
+            call["replace_all"] = True
+        return "edit_file", call, problem
+
+    def _current_text(self, rel: str) -> str | None:
+        """The file's text, now counted as read (the harness read it for the model)."""
+        try:
+            path = resolve_in_workspace(rel, self.host.workspace)
+            mtime_ns = path.stat().st_mtime_ns
+            content = path.read_text(encoding="utf-8")
+        except (ToolError, ValueError, OSError):
+            return None
+        self.scope.tool_context.read_files[path] = mtime_ns
+        return content
+
+    async def _rewritten(self, rel: str, content: str, region: step_edits.Region | None
+                         ) -> tuple[str | None, str | None]:
+        """The file (or region) written whole by the model with the change: (new text,
+        None), or (None, why not)."""
+        # The task's list goes with the file it names: shown it for README.md, the 1.5B
+        # model wrote the list into the README.
+        listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
+        self._rewrite = step_edits.rewrite_request(rel, content, region, listed)
+        try:
+            response = await self._call_model()
+        finally:
+            self._rewrite = None
+        self._streamed = []
+        self._record_usage(response, self.host.model)
+        try:
+            new = step_edits.rewritten(response.text, region.text if region else content,
+                                       response.finish_reason == "length")
+        except step_edits.NotLocated as exc:
+            what = f"lines {region.start}-{region.end} of {rel}" if region else rel
+            problem = f"Writing {what} whole failed: {exc}."
+            self.emit(ev.Notice(text=f"small-model steps: {problem}"))
+            return None, problem
+        return new, None
+
