@@ -278,6 +278,38 @@ def test_an_answer_cut_at_the_step_limit_is_kept(fake_llm, tmp_path: Path) -> No
     assert any("reached the 1024-token limit" in n.text for n in of_type(session, ev.Notice))
 
 
+def test_an_answer_the_schema_cut_at_a_quote_is_finished_without_it(fake_llm,
+                                                                    tmp_path: Path) -> None:
+    # Held to the schema, the first quote the model writes ends the answer's string.
+    fake_llm.push(step(action="answer", text="It reads `os.environ.get("),
+                  text('RELAY_URL\\")` in relay/intake.py and `getenv("N")` in retry.py."}'))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, "Which environment variables are read?"))
+
+    assert end.state == "completed"
+    whole_answer = ('It reads `os.environ.get("RELAY_URL")` in relay/intake.py and '
+                    '`getenv("N")` in retry.py.')
+    assert of_type(session, ev.AssistantMessage)[-1].text == whole_answer
+    assert "".join(d.text for d in of_type(session, ev.TextDelta)).startswith(
+        'It reads `os.environ.get("RELAY_URL")` in relay/intake.py')
+    first, second = fake_llm.requests
+    assert "response_format" not in second
+    assert second["messages"][:-1] == first["messages"]
+    assert second["messages"][-1] == {
+        "role": "assistant",
+        "content": '{"action": "answer", "text": "It reads `os.environ.get(\\"'}
+
+
+def test_an_answer_that_ends_where_it_should_is_not_continued(fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="It reads `RELAY_URL` (in relay/intake.py)."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "Which environment variables are read?"))
+
+    assert len(fake_llm.requests) == 1
+
+
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_llm.push(step(action="answer", text="I fixed add in calc.py."),

@@ -44,6 +44,9 @@ STEP_FORMAT = _format({"anyOf": _STEPS})
 # that could: a small model told not to edit often edits all the same (evals/README.md).
 LOOK_FORMAT = _format({"anyOf": [s for s in _STEPS
                                  if s["properties"]["action"]["const"] in ("answer", "read", "run")]})
+# A helper (the task tool) has only the reading tools.
+READ_FORMAT = _format({"anyOf": [s for s in _STEPS
+                                 if s["properties"]["action"]["const"] in ("answer", "read")]})
 ANSWER_FORMAT = _format(_ANSWER)
 # While a program waits for input: asked for words, the 1.5B model made up the program's
 # questions and its own answers, then ran the program again with bash (evals/README.md).
@@ -107,13 +110,49 @@ def parse_step(text: str) -> Step | str:
     return Step(action, args)
 
 
+# An answer held to the schema ends at the first double quote the model writes: quoting
+# code (getenv("X")), the 1.5B model's answer stopped at `getenv(`. Such an answer ends
+# in an open bracket, an open code span or a space; it is finished without the schema.
+_OPENS = tuple("([{=,:")
+
+
+def cut_short(raw: str, text: str) -> bool:
+    """The answer step's text (``text``, read from ``raw``) was ended by a quote the
+    model meant to write, not by the end of what it had to say."""
+    if not raw.lstrip().startswith("{") or not text.strip():
+        return False
+    stripped = text.rstrip()
+    spaced = text[-1].isspace() and not stripped.endswith((".", "!", "?"))
+    return spaced or stripped.endswith(_OPENS) or text.count("`") % 2 == 1
+
+
+def answer_opening(text: str) -> str:
+    """The answer step so far with the quote that ended it, as JSON left open: the model
+    continues it."""
+    return '{"action": "answer", "text": ' + json.dumps(text + '"')[:-1]
+
+
+def finished_answer(text: str, continuation: str) -> str:
+    """``text`` and what the model wrote after ``answer_opening(text)``: the continuation
+    is read as JSON where it is, and leniently where it is not (a raw quote in code)."""
+    try:
+        value, _ = json.JSONDecoder().raw_decode(answer_opening(text) + continuation)
+        whole = value["text"] if isinstance(value, dict) else None
+    except (json.JSONDecodeError, KeyError):
+        whole = None
+    if not isinstance(whole, str):
+        body = re.sub(r'"\s*}\s*$', "", continuation.rstrip())
+        whole = text + '"' + _json_string_prefix(re.sub(r'(?<!\\)"', r'\\"', body))
+    return text if whole == text + '"' else whole
+
+
 class AnswerStream:
     """The answer step's text as it streams, for the views; the rest of a step is JSON
     the user does not need to watch being written."""
 
-    def __init__(self) -> None:
-        self.raw = ""
-        self.sent = ""
+    def __init__(self, raw: str = "", sent: str = "") -> None:
+        self.raw = raw
+        self.sent = sent
 
     def feed(self, chunk: str) -> str:
         self.raw += chunk
