@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.core.step_context import gather, task_commands, task_terms, trace_excerpts
+from vibe_tui.core.step_answers import echoes
+from vibe_tui.core.step_context import (
+    code_names,
+    gather,
+    task_commands,
+    task_terms,
+    trace_excerpts,
+)
 from vibe_tui.core.step_edits import NotLocated, locate, rename_plan, rewritable, rewritten
 from vibe_tui.core.step_protocol import AnswerStream, Step, hands_off, parse_step
 
@@ -103,6 +110,33 @@ def test_a_long_file_is_shown_around_its_matches(tmp_path: Path) -> None:
     assert "--- billing.py (lines 147-153 of 300)" in text
     assert "def late_fee(days):" in text
     assert "line 1\n" not in text
+
+
+def test_every_line_naming_the_code_the_task_names_is_listed_last(tmp_path: Path) -> None:
+    (tmp_path / "relay").mkdir()
+    for number in range(5):  # more files than are shown in excerpts
+        (tmp_path / "relay" / f"stage{number}.py").write_text(
+            f"import os\n\n\ndef setting():\n    return os.environ['STAGE_{number}']\n")
+    (tmp_path / "relay" / "retry.py").write_text("from os import getenv\nLIMIT = getenv('N')\n")
+    task = ("Find every environment variable the code reads (os.environ or os.getenv) and in "
+            "which file; write them to notes.md.")
+
+    text = gather(tmp_path, task).text
+
+    listing = text.rsplit("\n\n", 1)[-1].splitlines()
+    assert listing[0] == "Every line of the repository that names environ or getenv:"
+    assert listing[1:] == ["relay/retry.py:1: from os import getenv",
+                           "relay/retry.py:2: LIMIT = getenv('N')",
+                           *[f"relay/stage{n}.py:5: return os.environ['STAGE_{n}']"
+                             for n in range(5)]]
+
+
+def test_names_that_are_files_or_too_common_to_list_are_left_out(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("\n".join(f"limit_{i} = {i}  # limit" for i in range(40)))
+
+    assert code_names("Create settings.json; read `cache_dir` and fix late_fee() in app.py.",
+                      ["app.py"]) == ["cache_dir", "late_fee"]
+    assert "Every line" not in gather(tmp_path, "Raise the `limit` in app.py.").text
 
 
 def test_a_traceback_points_to_the_code_under_test_first(tmp_path: Path) -> None:
@@ -246,3 +280,16 @@ def test_an_answer_that_tells_of_a_change_is_recognised(answer: str, claims: boo
     from vibe_tui.core.step_answers import claims_change
 
     assert claims_change(answer) is claims
+
+
+def test_a_sentence_of_a_long_task_said_back_is_an_echo() -> None:
+    task = ("You are the helper the user's task names: find out what it asks. Below are the "
+            "files and lines a search found. The task: find every environment variable the "
+            "code reads (os.environ, os.getenv or getenv) and in which file.")
+
+    assert echoes("Find every environment variable the code reads (os.environ, os.getenv "
+                  "or getenv) and in which file.", task)
+    assert not echoes("RELAY_URL in relay/intake.py", task)
+    assert not echoes("8080", "Does it listen on 8080 or 9090 in production?")
+    assert not echoes("It listens on 8080 in production.",
+                      "Does it listen on 8080 or 9090 in production? Say which.")

@@ -96,8 +96,9 @@ class Config:
     """``[repo_map] max_tokens``: the size of that map."""
     subagents: bool | None = None
     """``subagents``: the task tool, which sends read-only helpers to look around. Unset: on,
-    except for the embedded model, which hands its whole task to helpers that loop instead
-    of doing it (evals/README.md: "Defaults the evals chose")."""
+    except for the embedded model in the free loop, which hands its whole task to helpers
+    that loop instead of doing it (evals/README.md: "Defaults the evals chose"); in
+    small-model steps the harness sends one when the task asks for it."""
     small_model: bool | None = None
     """``small_model``: the model is small (1-8B): the harness gathers the context itself and
     asks for one constrained step at a time instead of the free tool loop. Unset: on for the
@@ -113,7 +114,9 @@ class Config:
     @property
     def subagents_on(self) -> bool:
         """Whether the main agent has the task tool (``subagents``, resolved)."""
-        return not self.local_model if self.subagents is None else self.subagents
+        if self.subagents is not None:
+            return self.subagents
+        return not self.local_model or self.step_mode
 
     @property
     def step_mode(self) -> bool:

@@ -41,8 +41,9 @@ def echoes(answer: str, task: str) -> bool:
     """The answer says nothing the task did not: the 0.5B model answered "What files are
     in this repository?" with that question."""
     said, asked = (set(_WORD.findall(text.lower())) for text in (answer, task))
-    # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer.
-    return len(said) >= max(3, len(asked) // 2) and said <= asked
+    # A short answer made of the task's words ("8080" to "8080 or 9090?") is an answer;
+    # eight words of a long task (a helper's brief) said back are an echo.
+    return len(said) >= max(3, min(len(asked) // 2, 8)) and said <= asked
 
 
 def changed_places(diff: str) -> int:

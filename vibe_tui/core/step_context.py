@@ -22,6 +22,7 @@ NAMED_WHOLE_MAX_LINES = 200  # one the task names, up to this
 SHOWN_FILES_MAX = 4
 LINES_AROUND = 3
 MATCHED_LINES_MAX = 12  # the best matching lines of a file shown, with LINES_AROUND
+NAMED_LINES_MAX = 16  # every line naming the task's code names, listed when no more
 # Commands a task names in backticks that the harness runs to see the failure, and again
 # after every change to check it.
 RUNNERS = frozenset({"python", "python3", "pytest", "node", "npm", "bash", "sh", "make",
@@ -34,6 +35,10 @@ use used uses using was what when where which while who why will with without wo
 your all also answer change changes code project repository test tests work""".split())
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
+# Words the task writes as code: os.environ, getenv(), `limit`, late_fee.
+_CODE_WORDS = re.compile(r"`(\w+)`|\b((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*)\b|\b(\w+)\(|"
+                         r"\b([A-Za-z]\w*_\w+)\b")
+FILE_SUFFIXES = frozenset("py js ts json toml yaml yml md txt sh cfg ini lock html css".split())
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _CLAUSE_BREAK = re.compile(r",\s*(?:and\s+)?|\s+and\s+(?=\w+ )")
 CHANGE_VERBS = frozenset("""add set turn remove delete change rename update make replace
@@ -54,6 +59,7 @@ class Gathered:
     files: int = 0  # in the workspace
     shown: list[str] = field(default_factory=list)  # files whose lines are in ``text``
     whole: list[str] = field(default_factory=list)  # those of them shown whole
+    naming: str = ""  # every line that names the code the task names, when few, listed
 
 
 def task_commands(task: str) -> list[str]:
@@ -74,6 +80,15 @@ def runs_in_terminal(task: str) -> bool:
     """The task says its command asks questions: it is started in a terminal to be
     answered, not run as a check (run with bash, it has no terminal to ask in)."""
     return _IN_A_TERMINAL.search(task) is not None
+
+
+_SENDS_HELPER = re.compile(r"\b(the task tool|a sub-?agent|(send|use|ask) (a|the) helper)\b",
+                           re.IGNORECASE)
+
+
+def sends_helper(task: str) -> bool:
+    """The task asks for a read-only helper (the ``task`` tool) to do the search."""
+    return _SENDS_HELPER.search(task) is not None
 
 
 def task_parts(task: str) -> list[str]:
@@ -137,7 +152,47 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
         if f" (lines 1-{len(lines)} of {len(lines)})" in block.partition("\n")[0]:
             whole.append(rel)
         room -= len(block)
-    return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole)
+    # Last, nearest the steps: given excerpts of four files, the 1.5B model listed what the
+    # last one held; given every line that names the code, it can list them all.
+    naming = _naming_lines(workspace, files, code_names(task, files))
+    if naming:
+        parts.append(naming)
+    return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
+                    naming=naming)
+
+
+def code_names(task: str, files: list[str]) -> list[str]:
+    """The names the task writes as code (the last part of ``os.environ``, ``getenv()``,
+    `limit`, ``late_fee``), leaving out the files it names."""
+    suffixes = {rel.rsplit(".", 1)[-1] for rel in files} | FILE_SUFFIXES
+    names: list[str] = []
+    for match in _CODE_WORDS.finditer(task):
+        word = next(group for group in match.groups() if group)
+        if "." in word and word.rsplit(".", 1)[-1] in suffixes:
+            continue  # a file (settings.json), there or to be made
+        name = word.rsplit(".", 1)[-1]
+        if len(name) >= 3 and name.lower() not in STOP_WORDS and name not in names:
+            names.append(name)
+    return names
+
+
+def _naming_lines(workspace: Path, files: list[str], names: list[str]) -> str:
+    """Every line of the workspace that names one of ``names``, as ``path:line: text``;
+    nothing when there are none or too many to list."""
+    if not names:
+        return ""
+    pattern = re.compile(r"\b(" + "|".join(re.escape(name) for name in names) + r")\b")
+    found = []
+    for rel in files[:SEARCHED_FILES_MAX]:
+        for number, line in enumerate(_lines(workspace / rel) or [], start=1):
+            if pattern.search(line):
+                found.append(f"{rel}:{number}: {line.strip()[:160]}")
+                if len(found) > NAMED_LINES_MAX:
+                    return ""
+    if not found:
+        return ""
+    return (f"Every line of the repository that names {' or '.join(names)}:\n"
+            + "\n".join(found))
 
 
 def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> str:

@@ -40,10 +40,14 @@ from vibe_tui.core.settings import turn_settings
 from vibe_tui.core.step_protocol import (
     ANSWER_FORMAT,
     LOOK_FORMAT,
+    READ_FORMAT,
     STEP_FORMAT,
     TYPE_FORMAT,
     AnswerStream,
     Step,
+    answer_opening,
+    cut_short,
+    finished_answer,
     hands_off,
     parse_step,
 )
@@ -60,11 +64,15 @@ STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
 # Held to a schema, a small model can still run on inside a string until the context
 # is full (minutes on two cores): this caps what one step may cost.
 STEP_MAX_TOKENS = 1024
+ANSWER_REST_MAX_TOKENS = 512
 FAILED_EDITS_LIMIT = 3
 ECHOES_LIMIT = 2  # answers that only repeat the question, sent back
 READ_LINES = 150
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
+HELPER_BRIEF = ("You are the helper the user's task names: find out what it asks. Below are "
+                "the files and lines a search found; when they say enough, answer from them "
+                "at once, file by file, and read a file only when they do not. The task: ")
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
 
@@ -103,6 +111,14 @@ def turn_loop(host: LoopHost, turn_id: int, scope: Scope,
     return AgentLoop(host, turn_id, scope)
 
 
+def helper_loop(host: LoopHost, turn_id: int, scope: Scope) -> AgentLoop:
+    """The loop for a sub-agent (the ``task`` tool): small-model steps that only read,
+    or the free tool loop."""
+    if host.config.step_mode:
+        return StepLoop(host, turn_id, scope)
+    return AgentLoop(host, turn_id, scope)
+
+
 class StepLoop(ChangeSteps):
     def __init__(self, host: LoopHost, turn_id: int, scope: Scope,
                  warming: asyncio.Task[None] | None = None) -> None:
@@ -115,6 +131,7 @@ class StepLoop(ChangeSteps):
         self.task = ""
         self.given: str | None = None
         self.context = ""
+        self._naming = ""
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
         self._format = STEP_FORMAT
@@ -123,6 +140,7 @@ class StepLoop(ChangeSteps):
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
         self._rewrite: step_edits.Rewrite | None = None  # asking for a file whole
+        self._continuing: str | None = None  # an answer cut at a quote, to go on with
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
@@ -141,6 +159,11 @@ class StepLoop(ChangeSteps):
         self.task = prompt
         return None  # gathered by the steps, for every turn
 
+    async def run_nested(self, prompt: str) -> str:
+        self.task = prompt
+        self.scope.max_steps = min(self.scope.max_steps, STEP_LIMIT)  # a helper's own scope
+        return await super().run_nested(prompt)
+
     def _refresh_schemas(self) -> None:
         pass
 
@@ -148,6 +171,8 @@ class StepLoop(ChangeSteps):
         settings = turn_settings(self.host.model_settings(), self.scope.options.model)
         if self._rewrite is not None:  # the file in a fenced block, not a step
             return replace(settings, max_tokens=self._rewrite.max_tokens)
+        if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
+            return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
         held = TYPE_FORMAT if self._waiting and self._format is STEP_FORMAT else self._format
         settings = replace(settings, response_format=held, max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
@@ -160,6 +185,9 @@ class StepLoop(ChangeSteps):
         parts = [f"Task: {self.task}", self.given, *earlier, self.context]
         if self.log:
             parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
+            # Again after the steps: having read one more file, the 1.5B model answered
+            # about that file alone.
+            parts.append(self._naming)
         if self._rewrite is not None:
             parts.append(self._rewrite.ask)
         elif self._format is ANSWER_FORMAT:
@@ -172,6 +200,8 @@ class StepLoop(ChangeSteps):
                     {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
         if self._rewrite is not None:
             messages.append({"role": "assistant", "content": self._rewrite.opening})
+        elif self._continuing is not None:
+            messages.append({"role": "assistant", "content": self._continuing})
         return messages
 
     def _on_text(self, text: str) -> None:
@@ -185,8 +215,6 @@ class StepLoop(ChangeSteps):
     # ---- the steps ------------------------------------------------------------------
 
     async def _steps(self) -> tuple[ev.TurnState, str | None]:
-        if self.nested:
-            return await super()._steps()
         await self._gather()
         limit = min(self.scope.max_steps, STEP_LIMIT)
         failed_edits = repeats = echoed = 0
@@ -256,7 +284,23 @@ class StepLoop(ChangeSteps):
             self.emit(ev.Notice(text=f"small-model steps: the answer reached the "
                                      f"{STEP_MAX_TOKENS}-token limit of a step"))
             return Step("answer", {"text": self._answer.sent})
-        return parse_step(response.text)
+        step = parse_step(response.text)
+        if isinstance(step, Step) and step.action == "answer" and cut_short(
+                response.text, step.args["text"]):
+            step = Step("answer", {"text": await self._finish_answer(step.args["text"])})
+        return step
+
+    async def _finish_answer(self, text: str) -> str:
+        """The answer the schema cut at a quote, continued by the model without it."""
+        self._continuing = answer_opening(text)
+        self._answer = AnswerStream(raw=self._continuing, sent=text)
+        try:
+            response = await self._call_model()
+        finally:
+            self._continuing = None
+        self._streamed = []
+        self._record_usage(response, self.host.model)
+        return finished_answer(text, response.text)
 
     def _claims_unmade_change(self, answer: str) -> bool:
         """The answer tells of a change, none was made, and the task allows one: the 1.5B
@@ -303,6 +347,8 @@ class StepLoop(ChangeSteps):
             self.emit(ev.Notice(text=f"small-model steps: {text}"))
 
     def _take_steering(self) -> None:
+        if self.nested:
+            return  # a line the user types is for the main agent
         for text in self.host.take_steering():
             self.emit(ev.UserMessage(text=text, steering=True))
             self._note(f"The user added: {text}")
@@ -311,9 +357,9 @@ class StepLoop(ChangeSteps):
         self.log.append(text)
 
     async def _gather(self) -> None:
-        self._hands_off = hands_off(self.task, self.host.state.mode)
-        if self._hands_off:
-            self._format = LOOK_FORMAT
+        self._hands_off = self.nested or hands_off(self.task, self.host.state.mode)
+        if self._hands_off:  # a helper has only the reading tools
+            self._format = READ_FORMAT if self.nested else LOOK_FORMAT
         renaming = None if self._hands_off else step_context.task_rename(self.task)
         if renaming:
             # Asked for in so many words, a rename is the harness's to do: the 1.5B model
@@ -324,6 +370,7 @@ class StepLoop(ChangeSteps):
         workspace = self.host.workspace
         gathered = await asyncio.to_thread(step_context.gather, workspace, self.task)
         self.context = gathered.text
+        self._naming = gathered.naming if self._hands_off else ""  # no file changes
         self._parts = step_context.task_parts(self.task)
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
@@ -332,6 +379,10 @@ class StepLoop(ChangeSteps):
             # Shown whole, it counts as read for the tools' read-first rule. (A small model
             # often reads it again all the same: told it is above, it answered instead.)
             self._current_text(rel)
+        if self.nested:
+            return
+        if "task" in self.scope.tools and step_context.sends_helper(self.task):
+            await self._delegate()
         self.checks = step_context.task_commands(self.task)
         if self.checks and step_context.runs_in_terminal(self.task):
             command, self.checks = self.checks[0], []  # not re-run: it waits for answers
@@ -340,6 +391,17 @@ class StepLoop(ChangeSteps):
             await self._apply(0, step)
         elif self.checks:
             await self._run_check(self.checks[0], "the command the task names")
+
+    async def _delegate(self) -> None:
+        """Asked for in so many words, the helper is the harness's to send, with the task
+        as its brief: the 1.5B model has no call of its own to get wrong."""
+        ok, output = await self._call("task", {"prompt": HELPER_BRIEF + self.task})
+        outcome = "its report" if ok else "it failed"
+        self._note(f"Done first, as the task asks: sent a helper (the task tool); "
+                   f"{outcome}:\n{step_context.clip_result(output)}")
+        if ok and self._hands_off:
+            # Asked to go on, the 1.5B model read a file again and answered about that.
+            self._format = ANSWER_FORMAT
 
     async def _recheck(self) -> None:
         if self.checks:

@@ -15,9 +15,9 @@ import importlib
 
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.host import LoopHost
-from vibe_tui.core.loop import AgentLoop
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.prompts import subagent_prompt
+from vibe_tui.core.step_mode import helper_loop
 from vibe_tui.tools.base import Tool
 
 SUBAGENT_TOOLS = ("read_file", "list_dir", "grep", "repo_map")
@@ -63,4 +63,4 @@ async def run_subagent(host: LoopHost, turn_id: int, parent_call_id: str,
         max_steps=MAX_SUBAGENT_CALLS,
         parent_call_id=parent_call_id,
     )
-    return await AgentLoop(host, turn_id, scope).run_nested(prompt)
+    return await helper_loop(host, turn_id, scope).run_nested(prompt)
