@@ -17,9 +17,10 @@ from vibe_tui.core.step_protocol import ANSWER_FORMAT, LOOK_FORMAT, READ_FORMAT
 from vibe_tui.testing.script import text
 
 TASK = ("Use the task tool to send a helper through the pkg/ package: it should find every "
-        "environment variable the code reads (os.environ) and in which file. Then answer with "
-        "the list. "
+        "environment variable the code reads and in which file. Then answer with the list. "
         "Do not change any file.")
+# The same, naming the code to look for.
+CODE_TASK = TASK.replace("the code reads", "the code reads (os.environ)")
 
 
 def step(**fields) -> object:
@@ -60,16 +61,28 @@ def test_a_task_that_asks_for_a_helper_has_the_harness_send_one_that_reads_in_st
     assert helper_first["response_format"] == READ_FORMAT
     assert "os.environ.get('PKG_URL'" in user_text(helper_first)
     assert "retries come from PKG_RETRIES" in user_text(helper_second)
-    # After its steps, the lines that name the code the task names, again.
-    assert user_text(helper_second).endswith(
-        "Every line of the repository that names environ:\n"
-        "pkg/intake.py:5: return os.environ.get('PKG_URL', 'x')\n\n"
-        "Reply with the next step as one JSON object.")
     # The main agent changes nothing: it answers from the helper's report.
     assert main["response_format"] == ANSWER_FORMAT
     assert "sent a helper (the task tool); its report:" in user_text(main)
     assert "PKG_RETRIES in pkg/notes.txt" in user_text(main)
     assert session.messages[-1]["content"].startswith("The code reads PKG_URL")
+
+
+def test_a_helper_sent_for_code_the_search_lists_answers_from_those_lines(
+        fake_llm, tmp_path: Path) -> None:
+    fake_llm.push(step(action="answer", text="PKG_URL in pkg/intake.py"),
+                  step(action="answer", text="The code reads PKG_URL (pkg/intake.py)."))
+    session = make_session(fake_llm, workspace(tmp_path), small_model=True, sandbox="off")
+
+    end = asyncio.run(run_turn(session, CODE_TASK))
+
+    assert end.state == "completed"
+    helper, main = fake_llm.requests
+    assert helper["response_format"] == ANSWER_FORMAT
+    assert ("Every line of the repository that names environ:\n"
+            "pkg/intake.py:5: return os.environ.get('PKG_URL', 'x')") in user_text(helper)
+    assert "PKG_URL in pkg/intake.py" in user_text(main)
+    assert session.messages[-1]["content"] == "The code reads PKG_URL (pkg/intake.py)."
 
 
 def test_a_helper_that_runs_out_of_steps_says_so_and_the_turn_goes_on(

@@ -310,6 +310,24 @@ def test_an_answer_that_ends_where_it_should_is_not_continued(fake_llm, tmp_path
     assert len(fake_llm.requests) == 1
 
 
+def test_a_question_about_named_code_sees_its_lines_again_after_each_step(
+        fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("import os\nURL = os.environ['APP_URL']\n")
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    fake_llm.push(step(action="read", path="notes.md"),
+                  step(action="answer", text="APP_URL, in app.py."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "Which variable does os.environ give the app? Do not "
+                                  "change any file."))
+
+    second = user_text(fake_llm.requests[1])
+    assert second.endswith("Every line of the repository that names environ:\n"
+                           "app.py:2: URL = os.environ['APP_URL']\n\n"
+                           "Reply with the next step as one JSON object.")
+    assert second.index("Steps so far:") < second.rindex("Every line of the repository")
+
+
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_llm.push(step(action="answer", text="I fixed add in calc.py."),

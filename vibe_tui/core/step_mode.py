@@ -380,6 +380,10 @@ class StepLoop(ChangeSteps):
             # often reads it again all the same: told it is above, it answered instead.)
             self._current_text(rel)
         if self.nested:
+            if self._naming:
+                # The search listed every line the helper was sent to find: asked to go on,
+                # the 1.5B model read one more file and reported that file alone.
+                self._format = ANSWER_FORMAT
             return
         if "task" in self.scope.tools and step_context.sends_helper(self.task):
             await self._delegate()
