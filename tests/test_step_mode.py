@@ -10,6 +10,7 @@ from pathlib import Path
 from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
+from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.step_protocol import ANSWER_FORMAT, STEP_FORMAT
 from vibe_tui.testing.script import text
 
@@ -326,6 +327,29 @@ def test_a_question_about_named_code_sees_its_lines_again_after_each_step(
                            "app.py:2: URL = os.environ['APP_URL']\n\n"
                            "Reply with the next step as one JSON object.")
     assert second.index("Steps so far:") < second.rindex("Every line of the repository")
+
+
+def test_a_file_is_not_paged_through_and_old_results_give_way_to_the_window(
+        fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "answers.csv").write_text(
+        "".join(f"R{n:04},{n % 80},strongly agree,more parking please\n" for n in range(1000)))
+    fake_llm.push(step(action="read", path="data/answers.csv"),
+                  step(action="read", path="data/answers.csv", line=151),
+                  step(action="read", path="data/answers.csv", line=301),
+                  step(action="answer", text="I did not free any space."))
+    # A window the two reads overfill: 4,000 tokens, 1,024 kept for the reply.
+    session = make_session(fake_llm, tmp_path, small_model=True, context_window=4000)
+
+    end = asyncio.run(run_turn(session, "Free up disk space in this project."))
+
+    assert end.state == "completed"
+    assert [c.args.get("offset") for c in of_type(session, ev.ToolCall)] == [1, 151]
+    last = user_text(fake_llm.requests[-1])
+    assert "Step 3 would read data/answers.csv a third time" in last
+    assert ("Step 1: read data/answers.csv\n[its output was cleared to make room]") in last
+    assert "R0151," in last  # the latest read is whole
+    assert len(STEP_PROMPT) + len(last) <= (4000 - 1024) * 2
 
 
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:

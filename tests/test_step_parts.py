@@ -11,6 +11,7 @@ import pytest
 from vibe_tui.core.step_answers import echoes
 from vibe_tui.core.step_context import (
     code_names,
+    fit_log,
     gather,
     task_commands,
     task_terms,
@@ -293,3 +294,14 @@ def test_a_sentence_of_a_long_task_said_back_is_an_echo() -> None:
     assert not echoes("8080", "Does it listen on 8080 or 9090 in production?")
     assert not echoes("It listens on 8080 in production.",
                       "Does it listen on 8080 or 9090 in production? Say which.")
+
+
+def test_the_oldest_results_give_way_first_and_the_last_stays_whole() -> None:
+    log = ["Step 1: read a.csv\n" + "1" * 500, "The user added: hurry",
+           "Step 2: read b.csv\n" + "2" * 500, "Step 3: read c.csv\n" + "3" * 500]
+
+    assert fit_log(log, 10_000) == log
+    fitted = fit_log(log, 1200)
+    assert fitted == ["Step 1: read a.csv\n[its output was cleared to make room]",
+                      "The user added: hurry", "Step 2: read b.csv\n" + "2" * 500, log[3]]
+    assert fit_log(log, 10)[-1] == log[3]

@@ -29,7 +29,8 @@ from vibe_tui.core.checkpoints import Checkpoints, RewindStep
 from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
-from vibe_tui.core.step_mode import turn_loop, warm_prefix
+from vibe_tui.core.step_mode import turn_loop
+from vibe_tui.core.step_warmup import warm_prefix
 from vibe_tui.core.resume import closing_events
 from vibe_tui.core.scope import Scope, TurnOptions
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note

@@ -347,6 +347,7 @@ def _inside(workspace: Path, path: str) -> str | None:
     return rel.as_posix() if full.is_file() else None
 
 
+CLEARED = "[its output was cleared to make room]"
 EARLIER_TURNS = 3
 
 
@@ -363,6 +364,23 @@ def earlier_turns(messages: list[dict]) -> list[str]:
     if not pairs:
         return []
     return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
+
+
+def fit_log(entries: list[str], room: int) -> list[str]:
+    """The steps' log within ``room`` characters: the oldest entries give way first, each
+    to its first line; the last stays whole. The log only grows, so an entry cleared for
+    one request mostly stays cleared, and the start of the next still matches the model's
+    prompt cache."""
+    fitted = list(entries)
+    total = sum(len(entry) + 2 for entry in fitted)
+    for index, entry in enumerate(fitted[:-1]):
+        if total <= room:
+            break
+        heading = entry.split("\n", 1)[0]
+        if heading != entry:
+            fitted[index] = f"{heading}\n{CLEARED}"
+            total -= len(entry) - len(fitted[index])
+    return fitted
 
 
 def clip(text: str, limit: int) -> str:

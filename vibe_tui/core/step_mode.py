@@ -21,18 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
 import secrets
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core import history, step_answers, step_context, step_edits
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
-from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
+from vibe_tui.core.model import ModelSettings
 from vibe_tui.core.prompts import STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.step_changes import ChangeSteps
@@ -54,20 +52,19 @@ from vibe_tui.core.step_protocol import (
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
-if TYPE_CHECKING:
-    from vibe_tui.local.server import LocalServer
-
-log = logging.getLogger(__name__)
-
 STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
 # A step is a short JSON object, an answer a few paragraphs, a written file a small one.
 # Held to a schema, a small model can still run on inside a string until the context
 # is full (minutes on two cores): this caps what one step may cost.
 STEP_MAX_TOKENS = 1024
+# Few for text, but a digit is a token to Qwen's tokenizer: pages of a CSV file filled the
+# 1.5B model's 8,192-token window in five reads (evals/README.md).
+CHARS_PER_TOKEN = 2.0
 ANSWER_REST_MAX_TOKENS = 512
 FAILED_EDITS_LIMIT = 3
 ECHOES_LIMIT = 2  # answers that only repeat the question, sent back
 READ_LINES = 150
+READS_PER_FILE = 2
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 HELPER_BRIEF = ("You are the helper the user's task names: find out what it asks. Below are "
@@ -75,31 +72,6 @@ HELPER_BRIEF = ("You are the helper the user's task names: find out what it asks
                 "at once, file by file, and read a file only when they do not. The task: ")
 ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
               "changed and how it was checked. Say plainly what you did not do.")
-
-
-async def warm_prefix(config: Config, settings: ModelSettings, server: LocalServer) -> None:
-    """Have the model read the fixed start of every step request (the prompt) while the
-    user types: llama.cpp keeps it in its prompt cache, and the first step reads only the
-    task. What was read is saved beside the weights, so a later launch restores it rather
-    than reading it again. The first request also pages the weights in. A failure costs
-    nothing but time."""
-    if not config.step_mode or not settings.model:
-        return
-    messages = [{"role": "system", "content": STEP_PROMPT},
-                {"role": "user", "content": "Task: "}]
-    key = json.dumps(messages)
-    restored = await server.restore_prefix(key)
-    try:
-        await stream_completion(replace(settings, max_tokens=1), messages, [], _ignore)
-    except ModelError as error:
-        log.info("the prompt was not read ahead: %s", error.message)
-        return
-    if not restored:
-        await server.save_prefix(key)
-
-
-def _ignore(_: str) -> None:
-    pass
 
 
 def turn_loop(host: LoopHost, turn_id: int, scope: Scope,
@@ -132,6 +104,7 @@ class StepLoop(ChangeSteps):
         self.given: str | None = None
         self.context = ""
         self._naming = ""
+        self._room = 1 << 30  # characters the request may take, set from the model's window
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
         self._format = STEP_FORMAT
@@ -183,19 +156,21 @@ class StepLoop(ChangeSteps):
     def _request_messages(self) -> list[history.Message]:
         earlier = step_context.earlier_turns(self.scope.messages[:-1])
         parts = [f"Task: {self.task}", self.given, *earlier, self.context]
+        if self._rewrite is not None:
+            ask = self._rewrite.ask
+        elif self._format is ANSWER_FORMAT:
+            ask = ANSWER_NOW
+        else:
+            ask = ("The program waits for input: reply with the type step that answers its "
+                   "question." if self._waiting else "Reply with the next step as one JSON object.")
         if self.log:
-            parts.append("Steps so far:\n\n" + "\n\n".join(self.log))
             # Again after the steps: having read one more file, the 1.5B model answered
             # about that file alone.
-            parts.append(self._naming)
-        if self._rewrite is not None:
-            parts.append(self._rewrite.ask)
-        elif self._format is ANSWER_FORMAT:
-            parts.append(ANSWER_NOW)
-        else:
-            parts.append("The program waits for input: reply with the type step that answers "
-                         "its question." if self._waiting
-                         else "Reply with the next step as one JSON object.")
+            ends = [self._naming, ask]
+            room = self._room - sum(len(part or "") for part in [STEP_PROMPT, *parts, *ends])
+            steps = step_context.fit_log(self.log, room)
+            parts += ["Steps so far:\n\n" + "\n\n".join(steps), self._naming]
+        parts.append(ask)
         messages = [{"role": "system", "content": STEP_PROMPT},
                     {"role": "user", "content": "\n\n".join(part for part in parts if part)}]
         if self._rewrite is not None:
@@ -253,15 +228,13 @@ class StepLoop(ChangeSteps):
                 self._note("The answer was empty: say what you found or did.")
                 self._format = ANSWER_FORMAT
                 continue
-            key = self._key(step)
-            if key in self._done:
-                earlier = f"step {self._done[key]}" if self._done[key] else "what was done first"
-                self._note(f"Step {number} repeats {earlier}, whose result is above; do "
-                           "something else or answer.")
+            repeated = self._repeated(number, step)
+            if repeated:
+                self._note(repeated)
                 repeats += 1
                 self._sampled = True  # greedy decoding would give the same step again
                 continue
-            self._done[key] = number
+            self._done[self._key(step)] = number
             ok = await self._apply(number, step)
             self._outcomes.append((step, ok))
             if step.action in ("edit", "write", "rename"):
@@ -323,6 +296,21 @@ class StepLoop(ChangeSteps):
                    for result in self._results.values()
                    if result.status == "ok" and result.tool in step_answers.CHANGING_TOOLS)
 
+    def _repeated(self, number: int, step: Step) -> str | None:
+        """Why the step is not taken, when it repeats one or pages on through a file."""
+        key = self._key(step)
+        if key in self._done:
+            earlier = f"step {self._done[key]}" if self._done[key] else "what was done first"
+            return (f"Step {number} repeats {earlier}, whose result is above; do something "
+                    "else or answer.")
+        path = step.args["path"] if step.action == "read" else None
+        if sum(1 for done, _ in self._outcomes if done.action == "read"
+               and done.args["path"] == path) >= READS_PER_FILE:
+            # Asked to free disk space, the 1.5B model paged through a data file.
+            return (f"Step {number} would read {path} a third time: what the task needs is "
+                    "not further down it. Do something else or answer.")
+        return None
+
     def _key(self, step: Step) -> str:
         """``step.key``, except that any read of a file short enough for one read is the
         same read (the 1.5B model asked for lines 7, 8, 9, 10 of a 6-line file)."""
@@ -367,6 +355,8 @@ class StepLoop(ChangeSteps):
             step = Step("rename", {"old": renaming[0], "new": renaming[1]})
             self._done[step.key] = 0
             await self._rename(step, f"Done first, as the task asks: {step.describe()}")
+        window = await self.scope.context.window(self.host.model)
+        self._room = int((window.tokens - STEP_MAX_TOKENS) * CHARS_PER_TOKEN)
         workspace = self.host.workspace
         gathered = await asyncio.to_thread(step_context.gather, workspace, self.task)
         self.context = gathered.text
