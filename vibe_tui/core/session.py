@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
-from vibe_tui.core import history, undo
+from vibe_tui.core import history, step_warmup, undo
 from vibe_tui.core.agents_md import MemoryWatch
 from vibe_tui.core.approvals import DECISIONS, Answer, AnswerOutcome, ApprovalBook, PendingApproval
 from vibe_tui.core.attachments import Attachments
@@ -30,7 +30,6 @@ from vibe_tui.core.context import ContextTracker
 from vibe_tui.core.events import AnsweredBy, ApprovalDecision, CoveredBy, Event
 from vibe_tui.core.loop import INTERRUPTED, AgentLoop
 from vibe_tui.core.step_mode import turn_loop
-from vibe_tui.core.step_warmup import warm_prefix
 from vibe_tui.core.resume import closing_events
 from vibe_tui.core.scope import Scope, TurnOptions
 from vibe_tui.core.settings import compaction_settings, model_settings, sandbox_note
@@ -90,7 +89,7 @@ class Session:
         self.changes = ChangeRecord(self.workspace)
         # The local model when no other is configured (start_model); stopped by close().
         self.model_runtime = ModelRuntime(self.emit, self.configure, self.send, warm=lambda server:
-                                          warm_prefix(self.config, self.model_settings(), server))
+                                          step_warmup.warm_prefix(self, server))
         self.memory = MemoryWatch(self.workspace, self.tool_context.cwd, self.emit)
         self.attachments = Attachments(self.tool_context, self.decide)  # @files, !output
         self._sandbox_note = sandbox_note(self.tool_context, config.sandbox_network)

@@ -12,6 +12,7 @@ from typing import Any
 from vibe_tui.core import events as ev
 from vibe_tui.core import step_context, step_edits
 from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core.model import ModelResponse
 from vibe_tui.core.step_protocol import Step
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
@@ -24,9 +25,22 @@ class ChangeSteps(AgentLoop):
     task: str
     _outcomes: list[tuple[Step, bool]]
     _rewrite: step_edits.Rewrite | None
+    _continuing: str | None  # an answer cut at a quote, to go on with
 
     def _note(self, text: str) -> None:
         raise NotImplementedError
+
+    async def _call_aside(self) -> ModelResponse:
+        """A model call that is not a step (a file written whole, an answer finished),
+        asked for by setting ``_rewrite`` or ``_continuing``; its text is the caller's to
+        show."""
+        try:
+            response = await self._call_model()
+        finally:
+            self._rewrite = self._continuing = None
+        self._streamed = []
+        self._record_usage(response, self.host.model)
+        return response
 
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
         raise NotImplementedError
@@ -99,12 +113,7 @@ class ChangeSteps(AgentLoop):
         # model wrote the list into the README.
         listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
         self._rewrite = step_edits.rewrite_request(rel, content, region, listed)
-        try:
-            response = await self._call_model()
-        finally:
-            self._rewrite = None
-        self._streamed = []
-        self._record_usage(response, self.host.model)
+        response = await self._call_aside()
         try:
             new = step_edits.rewritten(response.text, region.text if region else content,
                                        response.finish_reason == "length")

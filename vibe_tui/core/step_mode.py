@@ -113,7 +113,7 @@ class StepLoop(ChangeSteps):
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
         self._rewrite: step_edits.Rewrite | None = None  # asking for a file whole
-        self._continuing: str | None = None  # an answer cut at a quote, to go on with
+        self._continuing = None
         self._results: dict[str, ev.ToolResult] = {}
         self._done: dict[str, int] = {}  # step key -> its number
         self._outcomes: list[tuple[Step, bool]] = []
@@ -267,12 +267,7 @@ class StepLoop(ChangeSteps):
         """The answer the schema cut at a quote, continued by the model without it."""
         self._continuing = answer_opening(text)
         self._answer = AnswerStream(raw=self._continuing, sent=text)
-        try:
-            response = await self._call_model()
-        finally:
-            self._continuing = None
-        self._streamed = []
-        self._record_usage(response, self.host.model)
+        response = await self._call_aside()
         return finished_answer(text, response.text)
 
     def _claims_unmade_change(self, answer: str) -> bool:

@@ -8,8 +8,8 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vibe_tui.config.settings import Config
-from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
+from vibe_tui.core.host import LoopHost
+from vibe_tui.core.model import ModelError, stream_completion
 from vibe_tui.core.prompts import STEP_PROMPT
 
 if TYPE_CHECKING:
@@ -18,13 +18,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def warm_prefix(config: Config, settings: ModelSettings, server: LocalServer) -> None:
+async def warm_prefix(host: LoopHost, server: LocalServer) -> None:
     """Have the model read the fixed start of every step request (the prompt) while the
     user types: llama.cpp keeps it in its prompt cache, and the first step reads only the
     task. What was read is saved beside the weights, so a later launch restores it rather
     than reading it again. The first request also pages the weights in. A failure costs
     nothing but time."""
-    if not config.step_mode or not settings.model:
+    settings = host.model_settings()
+    if not host.config.step_mode or not settings.model:
         return
     messages = [{"role": "system", "content": STEP_PROMPT},
                 {"role": "user", "content": "Task: "}]
