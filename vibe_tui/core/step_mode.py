@@ -3,18 +3,22 @@
 Free tool calling is where a small model fails: it loops, edits when told not to and does
 not stop to answer (evals/README.md). Here the harness carries the plan. It gathers the
 context itself (``step_context``), runs the command the task names to see the failure,
-then asks for one step at a time from a small set (answer, read, run, edit, write, rename), with
+then asks for one step at a time from a small set (answer, read, run, edit, write, rename,
+start and type), with
 the answer held to a JSON schema that llama.cpp enforces with a grammar (``step_protocol``),
 so a step is never malformed. Each step becomes the same tool calls a capable model would
 make: they show in the conversation and the timeline and pass the same policy and approvals.
 An edit of a short file asks the model for the file whole; a longer one is checked against
 the file before it is applied; a rename is carried out by the harness in every file
-(``step_changes``). The task's command runs again after each change. The turn always ends
-with an answer in words.
+(``step_changes``). The task's command runs again after each change. A task that asks for
+a helper (the task tool) has the harness send one, which works in these steps too, held
+to reading and answering. The turn always ends with an answer in words; an answer the
+schema cut at a quote is finished without it.
 
 The request is the short fixed prompt and one user message: the task and its context
 first, then the steps so far, appended; what stays the same from one step to the next is
-a prefix llama.cpp's prompt cache keeps.
+a prefix llama.cpp's prompt cache keeps. When the request would not fit the model's
+window, the oldest step results give way to their first line.
 """
 
 from __future__ import annotations
