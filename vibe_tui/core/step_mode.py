@@ -4,9 +4,8 @@ Free tool calling is where a small model fails: it loops, edits when told not to
 not stop to answer (evals/README.md). Here the harness carries the plan. It gathers the
 context itself (``step_context``), runs the command the task names to see the failure,
 then asks for one step at a time from a small set (answer, read, run, edit, write, rename,
-start and type), with
-the answer held to a JSON schema that llama.cpp enforces with a grammar (``step_protocol``),
-so a step is never malformed. Each step becomes the same tool calls a capable model would
+start and type), with the answer held to a JSON schema that llama.cpp enforces with a
+grammar (``step_protocol``), so a step is never malformed. Each step becomes the same tool calls a capable model would
 make: they show in the conversation and the timeline and pass the same policy and approvals.
 An edit of a short file asks the model for the file whole; a longer one is checked against
 the file before it is applied; a rename is carried out by the harness in every file
