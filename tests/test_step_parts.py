@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.core.step_answers import echoes
+from vibe_tui.core.step_answers import claims_change, echoes
 from vibe_tui.core.step_context import (
     code_names,
     fit_log,
@@ -305,3 +305,9 @@ def test_the_oldest_results_give_way_first_and_the_last_stays_whole() -> None:
     assert fitted == ["Step 1: read a.csv\n[its output was cleared to make room]",
                       "The user added: hurry", "Step 2: read b.csv\n" + "2" * 500, log[3]]
     assert fit_log(log, 10)[-1] == log[3]
+
+
+def test_a_change_announced_in_the_first_person_plural_is_a_claimed_change() -> None:
+    assert claims_change("Now, let's add the `truncate_words` function to strings.py.")
+    assert claims_change("We will fix the comma on line 6.")
+    assert not claims_change("Let's see: the port is 8080.")

@@ -11,7 +11,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.step_context import runs_in_terminal
-from vibe_tui.core.step_protocol import STEP_FORMAT, TYPE_FORMAT
+from vibe_tui.core.step_protocol import STEP_FORMAT, TERMINAL_FORMAT, TYPE_FORMAT
 from vibe_tui.testing.script import text
 
 WIZARD = """\
@@ -61,7 +61,7 @@ def test_a_wizard_the_task_names_is_started_in_a_terminal_and_answered(fake_llm,
     assert "wrote settings.json" in user_text(last)
     assert len(fake_llm.requests) == 4  # the answer is not sent back: the typing changed a file
     # While the program waits, only a type step is possible; once it exits, any step.
-    assert [r["response_format"] for r in fake_llm.requests] == [TYPE_FORMAT] * 3 + [STEP_FORMAT]
+    assert [r["response_format"] for r in fake_llm.requests] == [TYPE_FORMAT] * 3 + [TERMINAL_FORMAT]
     assert "The program waits for input" in user_text(first)
 
 
@@ -73,6 +73,11 @@ def test_typing_with_no_program_started_tells_the_model(fake_llm, tmp_path: Path
 
     assert end.state == "completed"
     assert "Step 1: typed \"yes\" and Enter: failed" in user_text(fake_llm.requests[-1])
+    # A task that does not say its program asks is not offered a terminal at all.
+    assert fake_llm.requests[0]["response_format"] == STEP_FORMAT
+    offered = {s["properties"]["action"]["const"]
+               for s in STEP_FORMAT["json_schema"]["schema"]["anyOf"]}
+    assert offered == {"answer", "read", "run", "edit", "write", "rename"}
 
 
 def test_only_a_task_that_says_its_command_asks_is_run_in_a_terminal() -> None:

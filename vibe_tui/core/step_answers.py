@@ -9,14 +9,16 @@ import re
 
 # Typing into a program (a wizard) changes what the program writes: no diff, one change.
 CHANGING_TOOLS = frozenset({"edit_file", "write_file", "interactive_send"})
-# A change told of as made ("I fixed"), as about to be ("Now I'll proceed to rename"), or
-# as one to make ("We need to change this", "it needs to be adjusted").
+# A change told of as made ("I fixed"), as about to be ("Now I'll proceed to rename",
+# "Now, let's add the function"), or as one to make ("We need to change this", "it needs
+# to be adjusted").
 _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|renamed|added|"
                              r"updated|modified|replaced|edited|removed|deleted|set|turned)\b"
                              r"|\bwas (?:changed|renamed|added|updated|set)\b"
-                             r"|\bI(?:\'ll| will| am going to) (?:now |then |first )?(?:proceed|"
-                             r"change|correct|fix|rename|add|update|modify|replace|edit|remove|"
-                             r"delete|set|turn|make)\b"
+                             r"|\b(?:I(?:\'ll| will| am going to)|we(?:\'ll| will| are going to)|"
+                             r"let(?:\'s| us)) (?:now |then |first )?(?:proceed|change|correct|"
+                             r"fix|rename|add|update|modify|replace|edit|remove|delete|set|turn|"
+                             r"make|define|write|create|implement)\b"
                              r"|\b(?:needs?|has|have) to be (?:changed|adjusted|fixed|modified|"
                              r"updated|corrected)\b|\b(?:we|you) (?:need|have) to (?:change|adjust|"
                              r"fix|modify|update|correct)\b", re.IGNORECASE)

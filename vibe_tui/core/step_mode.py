@@ -43,6 +43,7 @@ from vibe_tui.core.step_protocol import (
     LOOK_FORMAT,
     READ_FORMAT,
     STEP_FORMAT,
+    TERMINAL_FORMAT,
     TYPE_FORMAT,
     AnswerStream,
     Step,
@@ -110,7 +111,7 @@ class StepLoop(ChangeSteps):
         self._room = 1 << 30  # characters the request may take, set from the model's window
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
-        self._format = STEP_FORMAT
+        self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
         self._hands_off = False  # the task must change nothing
         self._pressed = False  # an answer claiming an unmade change was sent back
         self._parts: list[str] = []  # the changes the task lists, when it lists several
@@ -149,7 +150,7 @@ class StepLoop(ChangeSteps):
             return replace(settings, max_tokens=self._rewrite.max_tokens)
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
             return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
-        held = TYPE_FORMAT if self._waiting and self._format is STEP_FORMAT else self._format
+        held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
         settings = replace(settings, response_format=held, max_tokens=STEP_MAX_TOKENS)
         if self._sampled:
             self._sampled = False
@@ -207,7 +208,7 @@ class StepLoop(ChangeSteps):
             if step.action == "answer" and number < limit and self._claims_unmade_change(
                     step.args["text"]):
                 self._pressed = True
-                self._format = STEP_FORMAT
+                self._format = self._steps_format
                 self._note("Your answer tells of a change, but no file was changed: an "
                            "answer changes nothing. Make the change now with an edit, write "
                            "or rename step, or answer that you could not.")
@@ -285,7 +286,7 @@ class StepLoop(ChangeSteps):
         made = self._made()
         if self._hands_off or not self._parts or made >= len(self._parts):
             return False
-        self._format = STEP_FORMAT
+        self._format = self._steps_format
         self._note(step_answers.parts_note(self._parts, made))
         return True
 
@@ -345,7 +346,10 @@ class StepLoop(ChangeSteps):
     async def _gather(self) -> None:
         self._hands_off = self.nested or hands_off(self.task, self.host.state.mode)
         if self._hands_off:  # a helper has only the reading tools
-            self._format = READ_FORMAT if self.nested else LOOK_FORMAT
+            self._steps_format = READ_FORMAT if self.nested else LOOK_FORMAT
+        elif step_context.runs_in_terminal(self.task):
+            self._steps_format = TERMINAL_FORMAT
+        self._format = self._steps_format
         renaming = None if self._hands_off else step_context.task_rename(self.task)
         if renaming:
             # Asked for in so many words, a rename is the harness's to do: the 1.5B model

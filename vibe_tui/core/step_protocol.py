@@ -39,14 +39,19 @@ def _format(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": "step", "schema": schema}}
 
 
-STEP_FORMAT = _format({"anyOf": _STEPS})
+def _steps_format(*actions: str) -> dict[str, Any]:
+    return _format({"anyOf": [s for s in _STEPS if s["properties"]["action"]["const"] in actions]})
+
+
+# A program that asks questions is started and typed into only when the task says it
+# asks: offered them for any task, the 1.5B model started `python -m pytest` in a
+# terminal and typed the task into it.
+STEP_FORMAT = _steps_format("answer", "read", "run", "edit", "write", "rename")
+TERMINAL_FORMAT = _format({"anyOf": _STEPS})
 # A task that must change nothing (plan mode, "do not change any file") is offered no step
 # that could: a small model told not to edit often edits all the same (evals/README.md).
-LOOK_FORMAT = _format({"anyOf": [s for s in _STEPS
-                                 if s["properties"]["action"]["const"] in ("answer", "read", "run")]})
-# A helper (the task tool) has only the reading tools.
-READ_FORMAT = _format({"anyOf": [s for s in _STEPS
-                                 if s["properties"]["action"]["const"] in ("answer", "read")]})
+LOOK_FORMAT = _steps_format("answer", "read", "run")
+READ_FORMAT = _steps_format("answer", "read")  # a helper (the task tool) can only read
 ANSWER_FORMAT = _format(_ANSWER)
 # While a program waits for input: asked for words, the 1.5B model made up the program's
 # questions and its own answers, then ran the program again with bash (evals/README.md).
