@@ -352,6 +352,26 @@ def test_a_file_is_not_paged_through_and_old_results_give_way_to_the_window(
     assert len(STEP_PROMPT) + len(last) <= (4000 - 1024) * 2
 
 
+def test_a_task_that_asks_for_a_change_is_not_done_by_a_passing_check(
+        fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "strings.py").write_text("def slugify(text):\n    return text.lower()\n")
+    fake_llm.push(step(action="answer", text="The tests pass, so all is well."),
+                  step(action="answer", text="I could not write the function."))
+    session = make_session(fake_llm, tmp_path, small_model=True, allow=["Bash(python -c:*)"],
+                           sandbox="off")
+
+    end = asyncio.run(run_turn(session, "Add a function shout(text) to strings.py. Run "
+                                        "`python -c pass` to check."))
+
+    assert end.state == "completed"
+    first, second = fake_llm.requests
+    assert "It passes before any change: what the task asks is still to be done." in user_text(first)
+    assert "It passes now" not in user_text(first)
+    assert ("The task asks for a change, but no file was changed: an answer changes nothing."
+            in user_text(second))
+    assert session.messages[-1]["content"] == "I could not write the function."
+
+
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_llm.push(step(action="answer", text="I fixed add in calc.py."),

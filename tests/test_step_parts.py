@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.core.step_answers import claims_change, echoes
+from vibe_tui.core.step_answers import admits_no_change, claims_change, echoes
 from vibe_tui.core.step_context import (
+    asks_change,
     code_names,
     fit_log,
     gather,
@@ -311,3 +312,11 @@ def test_a_change_announced_in_the_first_person_plural_is_a_claimed_change() -> 
     assert claims_change("Now, let's add the `truncate_words` function to strings.py.")
     assert claims_change("We will fix the comma on line 6.")
     assert not claims_change("Let's see: the port is 8080.")
+
+
+def test_a_task_asks_for_a_change_when_a_sentence_starts_with_one_or_says_fix() -> None:
+    assert asks_change("Add a function truncate_words(text, limit) to strings.py.")
+    assert asks_change("The tests fail: run `pytest` and fix the bug in the code.")
+    assert not asks_change("Which port does the server listen on?")
+    assert admits_no_change("I could not find Y.")
+    assert not admits_no_change("I added the function.")

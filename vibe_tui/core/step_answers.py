@@ -23,11 +23,18 @@ _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|re
                              r"updated|corrected)\b|\b(?:we|you) (?:need|have) to (?:change|adjust|"
                              r"fix|modify|update|correct)\b", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
+_NOT_DONE = re.compile(r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|did ?n[o']t|was ?n[o']t able|"
+                       r"not able|no (?:file|change)s? (?:was|were))\b", re.IGNORECASE)
 
 
 def claims_change(answer: str) -> bool:
     """The answer tells of a change it made."""
     return _CLAIMED_CHANGE.search(answer) is not None
+
+
+def admits_no_change(answer: str) -> bool:
+    """The answer says the change was not made ("I could not find Y")."""
+    return _NOT_DONE.search(answer) is not None
 
 
 def parts_note(parts: list[str], made: int) -> str:

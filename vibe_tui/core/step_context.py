@@ -91,6 +91,14 @@ def sends_helper(task: str) -> bool:
     return _SENDS_HELPER.search(task) is not None
 
 
+def asks_change(task: str) -> bool:
+    """A sentence of the task asks for a change: it starts with a verb of change ("Add a
+    function ...") or says to fix something."""
+    return any(sentence.split(" ", 1)[0].lower() in CHANGE_VERBS
+               or re.search(r"\bfix\b", sentence, re.IGNORECASE) is not None
+               for sentence in _SENTENCE_END.split(task.strip()))
+
+
 def task_parts(task: str) -> list[str]:
     """The changes a task lists in one sentence ("set the version to 1.3.0, add the
     dependency httpx and set line-length to 100"): each clause that starts with a verb of

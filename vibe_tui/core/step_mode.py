@@ -205,13 +205,14 @@ class StepLoop(ChangeSteps):
             if isinstance(step, str):
                 self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
                 continue
-            if step.action == "answer" and number < limit and self._claims_unmade_change(
-                    step.args["text"]):
+            unmade = step.action == "answer" and number < limit and self._unmade_change(
+                step.args["text"])
+            if unmade:
                 self._pressed = True
                 self._format = self._steps_format
-                self._note("Your answer tells of a change, but no file was changed: an "
-                           "answer changes nothing. Make the change now with an edit, write "
-                           "or rename step, or answer that you could not.")
+                self._note(f"{unmade}, but no file was changed: an answer changes nothing. "
+                           "Make the change now with an edit, write or rename step, or "
+                           "answer that you could not.")
                 continue
             if step.action == "answer" and number < limit and self._parts_left():
                 self._parts = []  # asked once a turn
@@ -274,12 +275,17 @@ class StepLoop(ChangeSteps):
         response = await self._call_aside()
         return finished_answer(text, response.text)
 
-    def _claims_unmade_change(self, answer: str) -> bool:
-        """The answer tells of a change, none was made, and the task allows one: the 1.5B
-        model often describes a fix in words instead of making it. Asked once a turn."""
+    def _unmade_change(self, answer: str) -> str | None:
+        """Who asks for the change none of the steps made (the answer, which tells of it,
+        or the task), when the task allows one: the 1.5B model often describes a fix in
+        words instead of making it. Asked once a turn."""
         if self._pressed or self._hands_off or self._made():
-            return False
-        return step_answers.claims_change(answer)
+            return None
+        if step_answers.claims_change(answer):
+            return "Your answer tells of a change"
+        if step_context.asks_change(self.task) and not step_answers.admits_no_change(answer):
+            return "The task asks for a change"
+        return None
 
     def _parts_left(self) -> bool:
         """Fewer changes made than the task lists: sends the list back once."""
@@ -406,8 +412,11 @@ class StepLoop(ChangeSteps):
     async def _run_check(self, command: str, why: str) -> None:
         ok, output = await self._call("bash", {"command": command})
         passed = ok and self._last_exit == 0
-        note = ("It passes now. If every part of the task is done, answer."
-                if passed else "")
+        note = ""
+        if passed and self._made():
+            note = "It passes now. If every part of the task is done, answer."
+        elif passed:  # "It passes now" before a change: the 1.5B model answered at once
+            note = "It passes before any change: what the task asks is still to be done."
         trace = "" if passed else await self._trace(output)
         self._note("\n".join(part for part in (
             f"Ran `{command}` ({why}): {'passed' if passed else 'failed'}",
