@@ -372,6 +372,25 @@ def test_a_task_that_asks_for_a_change_is_not_done_by_a_passing_check(
     assert session.messages[-1]["content"] == "I could not write the function."
 
 
+def test_a_parse_error_is_shown_where_it_is_and_the_check_is_not_run_by_the_model(
+        fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "c.json").write_text('{\n  "a": [1, 2],\n  "b": 3,\n}\n')
+    (tmp_path / "load.py").write_text("import json\njson.load(open('data/c.json'))\n")
+    fake_llm.push(step(action="run", command="python load.py"),
+                  step(action="answer", text="I could not fix it."))
+    session = make_session(fake_llm, tmp_path, small_model=True, allow=["Bash(python load.py)"],
+                           sandbox="off")
+
+    asyncio.run(run_turn(session, "`python load.py` crashes because data/c.json is not "
+                                  "valid JSON. Fix the file."))
+
+    first, second = fake_llm.requests
+    assert ("--- data/c.json line 4, column 1, where the error is\n}\n^" in user_text(first))
+    assert [c.tool for c in of_type(session, ev.ToolCall)] == ["bash"]
+    assert "Step 1 repeats a step taken for you" in user_text(second)
+
+
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     fake_llm.push(step(action="answer", text="I fixed add in calc.py."),
@@ -586,7 +605,7 @@ def test_a_rename_the_task_asks_for_is_done_before_the_first_step(fake_llm,
             in user_text(request))
     assert "Ran `python3 check.py` (the command the task names): passed" in user_text(request)
     assert "def compute_area" in user_text(request)  # the context is gathered after it
-    assert "Step 1 repeats what was done first" in user_text(again)
+    assert "Step 1 repeats a step taken for you" in user_text(again)
 
 
 def test_an_answer_that_announces_a_change_is_sent_back(fake_llm, tmp_path: Path) -> None:

@@ -320,3 +320,15 @@ def test_a_task_asks_for_a_change_when_a_sentence_starts_with_one_or_says_fix() 
     assert not asks_change("Which port does the server listen on?")
     assert admits_no_change("I could not find Y.")
     assert not admits_no_change("I added the function.")
+
+
+def test_a_parse_error_is_placed_only_in_the_one_data_file_the_task_names(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text('{"x": 1,,\n"y": 2}\n')
+    (tmp_path / "b.toml").write_text("x = 1\n")
+    error = "json.decoder.JSONDecodeError: Expecting value: line 1 column 9 (char 8)"
+
+    assert trace_excerpts(tmp_path, error, ["a.json"]) == (
+        '--- a.json line 1, column 9, where the error is\n{"x": 1,,\n        ^')
+    assert trace_excerpts(tmp_path, error, ["a.json", "b.toml"]) == ""
+    assert trace_excerpts(tmp_path, error, []) == ""
+    assert trace_excerpts(tmp_path, "line 40 column 1", ["a.json"]) == ""

@@ -9,6 +9,7 @@ it can often answer or edit at once. Blocking: call it with ``asyncio.to_thread`
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,9 @@ _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
 _JS_IMPORT = re.compile(r"""(?:require\(\s*|\bfrom\s+|^\s*import\s+)['"](\.{1,2}/[^'"]+)['"]""",
                         re.MULTILINE)
 # ``File "x.py", line 12`` (Python) and ``x.py:12`` (pytest, node, compilers, shells).
+# What JSON, TOML and YAML parsers say of where a file stops parsing.
+_PARSE_PLACE = re.compile(r"\bline (\d+),? column (\d+)")
+DATA_SUFFIXES = (".json", ".toml", ".yaml", ".yml")
 _TRACE_PLACES = (re.compile(r'File "([^"]+)", line (\d+)'),
                  re.compile(r"([\w./-]+\.\w+):(\d+)"))
 
@@ -60,6 +64,7 @@ class Gathered:
     shown: list[str] = field(default_factory=list)  # files whose lines are in ``text``
     whole: list[str] = field(default_factory=list)  # those of them shown whole
     naming: str = ""  # every line that names the code the task names, when few, listed
+    named: list[str] = field(default_factory=list)  # the files the task names
 
 
 def task_commands(task: str) -> list[str]:
@@ -166,7 +171,7 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
     if naming:
         parts.append(naming)
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
-                    naming=naming)
+                    naming=naming, named=named)
 
 
 def code_names(task: str, files: list[str]) -> list[str]:
@@ -203,11 +208,14 @@ def _naming_lines(workspace: Path, files: list[str], names: list[str]) -> str:
             + "\n".join(found))
 
 
-def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> str:
+def trace_excerpts(workspace: Path, output: str, named: Sequence[str] = (),
+                   budget_chars: int = 3000) -> str:
     """The lines of the workspace's files that a command's output points to (a
     traceback, ``path:line`` in a test report), and the start of the files those import
     (a failing test's report names the test, not the code it tests), the code under test
-    first."""
+    first. A parser's "line 6 column 78", which names no file, is shown in the one data
+    file the task names (``named``), marked at the column."""
+    marked = _parse_error_place(workspace, output, named)
     places: dict[str, list[int]] = {}
     for pattern in _TRACE_PLACES:
         for path, line in pattern.findall(output):
@@ -217,7 +225,8 @@ def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> st
     for rel in _imported(workspace, list(places)):
         places.setdefault(rel, [])
     ordered = sorted(places, key=lambda rel: ("test" in rel.lower(), rel))
-    blocks, room = [], budget_chars
+    blocks = [marked] if marked else []
+    room = budget_chars - len(marked)
     for rel in ordered:
         lines = _lines(workspace / rel)
         if lines is None:
@@ -227,6 +236,19 @@ def trace_excerpts(workspace: Path, output: str, budget_chars: int = 3000) -> st
             blocks.append(block)
             room -= len(block)
     return "\n\n".join(blocks)
+
+
+def _parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> str:
+    data_files = [rel for rel in named if rel.endswith(DATA_SUFFIXES)]
+    places = _PARSE_PLACE.findall(output)
+    if len(data_files) != 1 or not places:
+        return ""
+    line, column = (int(number) for number in places[-1])
+    lines = _lines(workspace / data_files[0])
+    if not lines or not 0 < line <= len(lines):
+        return ""
+    return (f"--- {data_files[0]} line {line}, column {column}, where the error is\n"
+            f"{lines[line - 1]}\n{' ' * (column - 1)}^")
 
 
 def _imported(workspace: Path, files: list[str], depth: int = 2) -> list[str]:

@@ -108,6 +108,7 @@ class StepLoop(ChangeSteps):
         self.given: str | None = None
         self.context = ""
         self._naming = ""
+        self._named: list[str] = []
         self._room = 1 << 30  # characters the request may take, set from the model's window
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
@@ -305,7 +306,7 @@ class StepLoop(ChangeSteps):
         """Why the step is not taken, when it repeats one or pages on through a file."""
         key = self._key(step)
         if key in self._done:
-            earlier = f"step {self._done[key]}" if self._done[key] else "what was done first"
+            earlier = f"step {self._done[key]}" if self._done[key] else "a step taken for you"
             return (f"Step {number} repeats {earlier}, whose result is above; do something "
                     "else or answer.")
         path = step.args["path"] if step.action == "read" else None
@@ -369,6 +370,7 @@ class StepLoop(ChangeSteps):
         gathered = await asyncio.to_thread(step_context.gather, workspace, self.task)
         self.context = gathered.text
         self._naming = gathered.naming if self._hands_off else ""  # no file changes
+        self._named = gathered.named
         self._parts = step_context.task_parts(self.task)
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
         self.emit(ev.Notice(text=f"small-model steps: gathered the file list "
@@ -410,6 +412,8 @@ class StepLoop(ChangeSteps):
             await self._run_check(self.checks[0], "after the change")
 
     async def _run_check(self, command: str, why: str) -> None:
+        # Run again after every change: the model's own run of it would only repeat this.
+        self._done[Step("run", {"command": command}).key] = 0
         ok, output = await self._call("bash", {"command": command})
         passed = ok and self._last_exit == 0
         note = ""
@@ -423,7 +427,8 @@ class StepLoop(ChangeSteps):
             step_context.clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
 
     async def _trace(self, output: str) -> str:
-        return await asyncio.to_thread(step_context.trace_excerpts, self.host.workspace, output)
+        return await asyncio.to_thread(step_context.trace_excerpts, self.host.workspace, output,
+                                       self._named)
 
     async def _apply(self, number: int, step: Step) -> bool:
         args, problem = step.args, None
