@@ -489,6 +489,21 @@ def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
     assert of_type(session, ev.AssistantMessage)[-1].text == "Both changes are made."
 
 
+def test_once_every_listed_change_is_made_the_model_is_told_to_answer(fake_llm,
+                                                                      tmp_path: Path) -> None:
+    (tmp_path / "app.toml").write_text('version = "1.2.0"\ndebug = false\nport = 80\n')
+    fake_llm.push(step(action="edit", path="app.toml", search="debug = false", replace="x"),
+                  whole('version = "1.3.0"\ndebug = true\nport = 8080\n', "toml"),
+                  step(action="answer", text="All three are set."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
+
+    asyncio.run(run_turn(session, "In app.toml: set the version to 1.3.0, turn on debug "
+                                  "and set the port to 8080."))
+
+    assert "The 3 changes the task lists are made: check them above, then answer." in user_text(
+        fake_llm.requests[-1])
+
+
 def test_task_parts_are_the_changes_one_sentence_lists() -> None:
     from vibe_tui.core.step_context import task_parts
 

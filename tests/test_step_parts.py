@@ -121,10 +121,11 @@ def test_every_line_naming_the_code_the_task_names_is_listed_last(tmp_path: Path
             f"import os\n\n\ndef setting():\n    return os.environ['STAGE_{number}']\n")
     (tmp_path / "relay" / "retry.py").write_text("from os import getenv\nLIMIT = getenv('N')\n")
     task = ("Find every environment variable the code reads (os.environ or os.getenv) and in "
-            "which file; write them to notes.md.")
+            "which file.")
 
-    text = gather(tmp_path, task).text
+    text = gather(tmp_path, task, listing_names=True).text
 
+    assert "Every line" not in gather(tmp_path, task).text  # stale once a file changes
     listing = text.rsplit("\n\n", 1)[-1].splitlines()
     assert listing[0] == "Every line of the repository that names environ or getenv:"
     assert listing[1:] == ["relay/retry.py:1: from os import getenv",
@@ -138,7 +139,8 @@ def test_names_that_are_files_or_too_common_to_list_are_left_out(tmp_path: Path)
 
     assert code_names("Create settings.json; read `cache_dir` and fix late_fee() in app.py.",
                       ["app.py"]) == ["cache_dir", "late_fee"]
-    assert "Every line" not in gather(tmp_path, "Raise the `limit` in app.py.").text
+    assert "Every line" not in gather(tmp_path, "What is the `limit` in app.py?",
+                                      listing_names=True).text
 
 
 def test_a_traceback_points_to_the_code_under_test_first(tmp_path: Path) -> None:

@@ -141,7 +141,11 @@ def task_terms(task: str) -> list[str]:
     return terms
 
 
-def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
+def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: bool = False
+           ) -> Gathered:
+    """What the model sees before its first step. ``listing_names``: end with every line
+    that names the task's code (for a task that changes nothing: after a change the list
+    would be stale, and the 1.5B model copied it into a README)."""
     files = select_files(workspace, workspace, None).files
     listing = _listing(files)
     named = [rel for rel in files if _named(rel, task)]
@@ -167,7 +171,7 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000) -> Gathered:
         room -= len(block)
     # Last, nearest the steps: given excerpts of four files, the 1.5B model listed what the
     # last one held; given every line that names the code, it can list them all.
-    naming = _naming_lines(workspace, files, code_names(task, files))
+    naming = _naming_lines(workspace, files, code_names(task, files)) if listing_names else ""
     if naming:
         parts.append(naming)
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,

@@ -247,6 +247,10 @@ class StepLoop(ChangeSteps):
                 failed_edits = 0 if ok else failed_edits + 1
                 if ok:
                     await self._recheck()
+                if ok and len(self._parts) > 1 and self._made() >= len(self._parts):
+                    # Left to go on, the 1.5B model rewrote the README (json-edit).
+                    self._note(f"The {len(self._parts)} changes the task lists are made: "
+                               "check them above, then answer.")
         return "limit", f"stopped after {limit} steps; send a message to continue"
 
     async def _ask(self) -> Step | str:
@@ -367,9 +371,10 @@ class StepLoop(ChangeSteps):
         window = await self.scope.context.window(self.host.model)
         self._room = int((window.tokens - STEP_MAX_TOKENS) * CHARS_PER_TOKEN)
         workspace = self.host.workspace
-        gathered = await asyncio.to_thread(step_context.gather, workspace, self.task)
+        gathered = await asyncio.to_thread(step_context.gather, workspace, self.task,
+                                           listing_names=self._hands_off)
         self.context = gathered.text
-        self._naming = gathered.naming if self._hands_off else ""  # no file changes
+        self._naming = gathered.naming
         self._named = gathered.named
         self._parts = step_context.task_parts(self.task)
         shown = f"; lines of {', '.join(gathered.shown)}" if gathered.shown else ""
