@@ -5,8 +5,9 @@ not stop to answer (evals/README.md). Here the harness carries the plan. It gath
 context itself (``step_context``), runs the command the task names to see the failure,
 then asks for one step at a time from a small set (answer, read, run, edit, write, rename,
 start and type), with the answer held to a JSON schema that llama.cpp enforces with a
-grammar (``step_protocol``), so a step is never malformed. Each step becomes the same tool calls a capable model would
-make: they show in the conversation and the timeline and pass the same policy and approvals.
+grammar (``step_protocol``), so a step is never malformed. Each step becomes the same tool
+calls a capable model would make: they show in the conversation and the timeline and pass
+the same policy and approvals.
 An edit of a short file asks the model for the file whole; a longer one is checked against
 the file before it is applied; a rename is carried out by the harness in every file
 (``step_changes``). The task's command runs again after each change. A task that asks for
