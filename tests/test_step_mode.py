@@ -11,7 +11,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.prompts import STEP_PROMPT
-from vibe_tui.core.step_protocol import ANSWER_FORMAT, STEP_FORMAT
+from vibe_tui.core.step_protocol import ANSWER_FORMAT, LOOK_FORMAT, STEP_FORMAT
 from vibe_tui.testing.script import text
 
 
@@ -502,6 +502,7 @@ def test_once_every_listed_change_is_made_the_model_is_told_to_answer(fake_llm,
 
     assert "The 3 changes the task lists are made: check them above, then answer." in user_text(
         fake_llm.requests[-1])
+    assert fake_llm.requests[-1]["response_format"] == LOOK_FORMAT  # no more changes
 
 
 def test_task_parts_are_the_changes_one_sentence_lists() -> None:

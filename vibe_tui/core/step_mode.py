@@ -249,7 +249,9 @@ class StepLoop(ChangeSteps):
                 if ok:
                     await self._recheck()
                 if ok and len(self._parts) > 1 and self._made() >= len(self._parts):
-                    # Left to go on, the 1.5B model rewrote the README (json-edit).
+                    # Left to go on, the 1.5B model changed the README (json-edit): from
+                    # here it may look and answer, not change more.
+                    self._format = LOOK_FORMAT
                     self._note(f"The {len(self._parts)} changes the task lists are made: "
                                "check them above, then answer.")
         return "limit", f"stopped after {limit} steps; send a message to continue"
