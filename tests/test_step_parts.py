@@ -64,6 +64,14 @@ def test_a_search_with_the_wrong_indentation_is_placed_and_reindented() -> None:
     assert located.note
 
 
+def test_a_search_with_the_other_kind_of_quote_is_placed_on_the_file_s_line() -> None:
+    content = 'def initials(name):\n    return "".join(p[0] for p in name.split())\n'
+    located = locate(content, "return ''.join(p[0] for p in name.split())",
+                     "return ''.join(p[0].upper() for p in name.split())")
+    assert located.old == '    return "".join(p[0] for p in name.split())'
+    assert located.new == "    return ''.join(p[0].upper() for p in name.split())"
+
+
 def test_a_one_line_search_found_many_times_replaces_every_one() -> None:
     located = locate("calc_area(1)\ncalc_area(2)\n", "calc_area", "compute_area")
     assert located.replace_all

@@ -50,9 +50,9 @@ def locate(content: str, search: str, replace: str) -> Located:
 
 def _by_lines(content: str, search: str, replace: str) -> Located:
     lines = content.splitlines()
-    wanted = [line.strip() for line in search.strip("\n").splitlines()]
+    wanted = [_loose(line) for line in search.strip("\n").splitlines()]
     places = [start for start in range(len(lines) - len(wanted) + 1)
-              if [line.strip() for line in lines[start:start + len(wanted)]] == wanted]
+              if [_loose(line) for line in lines[start:start + len(wanted)]] == wanted]
     if len(places) != 1:
         reason = "not in the file" if not places else f"in {len(places)} places"
         raise NotLocated(f"search is {reason}: copy whole lines exactly as the file has them "
@@ -61,7 +61,13 @@ def _by_lines(content: str, search: str, replace: str) -> Located:
     found = lines[start:start + len(wanted)]
     shift = _indent(found[0]) - _indent(search.strip("\n").splitlines()[0])
     return Located("\n".join(found), _reindent(replace.strip("\n"), shift),
-                   note="matched with the file's indentation")
+                   note="matched with the file's indentation and quotes")
+
+
+def _loose(line: str) -> str:
+    """A line as compared when the search text is not in the file as written: without its
+    indentation, and with one kind of quote (the 1.5B model wrote '' where the file has "")."""
+    return line.strip().replace("'", '"')
 
 
 def _indent(line: str) -> int:
