@@ -45,7 +45,6 @@ class ChangeSteps(AgentLoop):
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
         raise NotImplementedError
 
-
     async def _rename(self, step: Step, heading: str) -> bool:
         """Every file that has the old name, written with the new one: one write each,
         each shown and passed through the policy like any other."""
