@@ -73,7 +73,7 @@ def test_a_short_file_is_written_whole_applied_and_checked_then_answered(
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
                            allow=["Bash(python3 check.py)"], sandbox="off")
 
-    end = asyncio.run(run_turn(session, "double is wrong: run `python3 check.py` and fix calc.py."))
+    end = asyncio.run(run_turn(session, "double in calc.py is wrong. Run `python3 check.py` and fix it."))
 
     assert end.state == "completed", end.message
     assert (tmp_path / "calc.py").read_text() == "def double(x):\n    return x + x\n"
@@ -109,6 +109,7 @@ def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: P
     fake_llm.push(
         step(action="edit", path="a.py", search="Y = 2", replace="Y = 3"),
         whole("X = 1\n"),
+        whole("X = 1\n"),  # sampled again: unchanged too
         text("{not json"),
         step(action="answer", text="I could not find Y."),
     )
@@ -120,7 +121,8 @@ def test_a_step_that_does_not_apply_goes_back_to_the_model(fake_llm, tmp_path: P
     assert (tmp_path / "a.py").read_text() == "X = 1\n"
     [edit] = [r for r in of_type(session, ev.ToolResult) if r.tool == "edit_file"]
     assert edit.status == "error"
-    second, third = fake_llm.requests[2:]
+    assert fake_llm.requests[1].get("temperature") != fake_llm.requests[2]["temperature"]
+    second, third = fake_llm.requests[3:]
     assert "Writing a.py whole failed: the file came back unchanged." in user_text(second)
     assert "search is not in the file" in user_text(second)
     notes = [n.text for n in of_type(session, ev.Notice)]
@@ -199,7 +201,7 @@ def test_a_file_shown_whole_can_be_rewritten_without_a_read(fake_llm, tmp_path: 
     )
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
 
-    end = asyncio.run(run_turn(session, "turn on debug in app.json"))
+    end = asyncio.run(run_turn(session, "app.json has debug off. Turn it on."))
 
     assert end.state == "completed"
     assert [c.tool for c in of_type(session, ev.ToolCall)] == ["write_file"]
@@ -360,8 +362,8 @@ def test_a_task_that_asks_for_a_change_is_not_done_by_a_passing_check(
     session = make_session(fake_llm, tmp_path, small_model=True, allow=["Bash(python -c:*)"],
                            sandbox="off")
 
-    end = asyncio.run(run_turn(session, "Add a function shout(text) to strings.py. Run "
-                                        "`python -c pass` to check."))
+    end = asyncio.run(run_turn(session, "strings.py needs a function shout(text). Add it, "
+                                        "then run `python -c pass` to check."))
 
     assert end.state == "completed"
     first, second = fake_llm.requests
@@ -383,7 +385,7 @@ def test_a_parse_error_is_shown_where_it_is_and_the_check_is_not_run_by_the_mode
                            sandbox="off")
 
     asyncio.run(run_turn(session, "`python load.py` crashes because data/c.json is not "
-                                  "valid JSON. Fix the file."))
+                                  "valid JSON. Fix it."))
 
     first, second = fake_llm.requests
     assert ("--- data/c.json line 4, column 1, where the error is\n}\n^" in user_text(first))
@@ -400,7 +402,7 @@ def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_
                   step(action="answer", text="I fixed add in calc.py."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
 
-    end = asyncio.run(run_turn(session, "add in calc.py subtracts; make it add"))
+    end = asyncio.run(run_turn(session, "The function in calc.py subtracts. Make it add."))
 
     assert end.state == "completed"
     assert "return a + b" in (tmp_path / "calc.py").read_text()
@@ -415,7 +417,7 @@ def test_a_claimed_change_is_sent_back_only_once(fake_llm, tmp_path: Path) -> No
                   step(action="answer", text="I changed calc.py, really."))
     session = make_session(fake_llm, tmp_path, small_model=True)
 
-    asyncio.run(run_turn(session, "make add in calc.py add"))
+    asyncio.run(run_turn(session, "The function in calc.py subtracts. Make it add."))
 
     assert len(fake_llm.requests) == 2
     assert of_type(session, ev.AssistantMessage)[-1].text == "I changed calc.py, really."
@@ -463,9 +465,8 @@ def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
     """The 1.5B model set the version of three listed changes and answered it was done."""
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nversion = "1.2.0"\ndependencies = ["requests>=2.31"]\n')
-    fake_llm.push(step(action="edit", path="pyproject.toml", search='version = "1.2.0"',
-                       replace='version = "1.3.0"'),
-                  whole('[project]\nversion = "1.3.0"\ndependencies = ["requests>=2.31"]\n', "toml"),
+    # The file the task names is asked for whole first; the model makes one change.
+    fake_llm.push(whole('[project]\nversion = "1.3.0"\ndependencies = ["requests>=2.31"]\n', "toml"),
                   step(action="answer", text="The version is now 1.3.0."),
                   step(action="edit", path="pyproject.toml",
                        search='dependencies = ["requests>=2.31"]',
@@ -481,19 +482,19 @@ def test_a_task_s_listed_changes_are_sent_back_when_fewer_were_made(fake_llm,
 
     assert end.state == "completed"
     assert '"httpx>=0.27"' in (tmp_path / "pyproject.toml").read_text()
-    sent_back = user_text(fake_llm.requests[3])
+    assert "Done first, as the task asks: edit pyproject.toml" in user_text(fake_llm.requests[1])
+    sent_back = user_text(fake_llm.requests[2])
     assert ('The task asks for 3 changes:\n1. set the version to 1.3.0\n2. add the dependency '
             '"httpx>=0.27"\n3. set line-length to 100\nSo far 1 change(s) applied') in sent_back
     # Once a turn: the second answer, with two of three made, ends it.
-    assert len(fake_llm.requests) == 6
+    assert len(fake_llm.requests) == 5
     assert of_type(session, ev.AssistantMessage)[-1].text == "Both changes are made."
 
 
 def test_once_every_listed_change_is_made_the_model_is_told_to_answer(fake_llm,
                                                                       tmp_path: Path) -> None:
     (tmp_path / "app.toml").write_text('version = "1.2.0"\ndebug = false\nport = 80\n')
-    fake_llm.push(step(action="edit", path="app.toml", search="debug = false", replace="x"),
-                  whole('version = "1.3.0"\ndebug = true\nport = 8080\n', "toml"),
+    fake_llm.push(whole('version = "1.3.0"\ndebug = true\nport = 8080\n', "toml"),
                   step(action="answer", text="All three are set."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo")
 
@@ -526,7 +527,7 @@ def test_a_rewrite_that_drops_lines_falls_back_to_the_search_text(fake_llm,
                   step(action="answer", text="VALUE_3 is 30."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
 
-    end = asyncio.run(run_turn(session, "set VALUE_3 in values.py to 30"))
+    end = asyncio.run(run_turn(session, "VALUE_3 in values.py is wrong. Set it to 30."))
 
     assert end.state == "completed"
     lines[3] = "VALUE_3 = 30"
@@ -581,9 +582,7 @@ def test_a_file_written_whole_counts_each_place_it_changes(fake_llm, tmp_path: P
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nversion = "1.2.0"\ndependencies = ["requests>=2.31"]\n\n[tool.ruff]\n'
         'line-length = 88\n')
-    fake_llm.push(step(action="edit", path="pyproject.toml", search='version = "1.2.0"',
-                       replace='version = "1.3.0"'),
-                  whole('[project]\nversion = "1.3.0"\n'
+    fake_llm.push(whole('[project]\nversion = "1.3.0"\n'
                         'dependencies = ["requests>=2.31", "httpx>=0.27"]\n\n[tool.ruff]\n'
                         'line-length = 100\n', "toml"),
                   step(action="answer", text="All three are made."))
@@ -593,10 +592,10 @@ def test_a_file_written_whole_counts_each_place_it_changes(fake_llm, tmp_path: P
                                         'dependency "httpx>=0.27" and set line-length to 100.'))
 
     assert end.state == "completed"
-    assert len(fake_llm.requests) == 3  # no list sent back: the one write made all three
+    assert len(fake_llm.requests) == 2  # no list sent back: the one write made all three
     assert ('The task asks for these changes:\n1. set the version to 1.3.0\n2. add the '
             'dependency "httpx>=0.27"\n3. set line-length to 100\n') in user_text(
-        fake_llm.requests[1])
+        fake_llm.requests[0])
     assert "line-length = 100" in (tmp_path / "pyproject.toml").read_text()
 
 
@@ -630,7 +629,7 @@ def test_an_answer_that_announces_a_change_is_sent_back(fake_llm, tmp_path: Path
                   step(action="answer", text="I could not."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
 
-    asyncio.run(run_turn(session, "make add in calc.py add"))
+    asyncio.run(run_turn(session, "The function in calc.py subtracts. Make it add."))
 
     assert "Your answer tells of a change, but no file was changed" in user_text(
         fake_llm.requests[1])
@@ -648,7 +647,7 @@ def test_in_a_long_file_the_definition_the_edit_falls_in_is_written_whole(
                   step(action="answer", text="late_fee takes the smaller one now."))
     session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
 
-    end = asyncio.run(run_turn(session, "fix late_fee in billing.py: the fee is capped"))
+    end = asyncio.run(run_turn(session, "late_fee in billing.py is wrong: the fee is capped. Fix it."))
 
     assert end.state == "completed"
     text = (tmp_path / "billing.py").read_text()

@@ -241,6 +241,18 @@ def test_rewritten_reads_the_fenced_file_and_refuses_what_is_not_one() -> None:
             rewritten(reply, "a = 1\n", cut=cut)
 
 
+def test_a_rewrite_cut_at_its_cap_is_kept_only_when_it_holds_the_whole_file() -> None:
+    """Adding a test, the 1.5B model wrote the file, then one assertion until the cap."""
+    test_file = "def test_a():\n    assert a() == 1\n"
+    looped = test_file + "\ndef test_b():\n    assert b(1) == 1\n    assert b(2) == 1\n    as"
+    assert rewritten(looped, test_file, cut=True) == (
+        test_file + "\ndef test_b():\n    assert b(1) == 1\n    assert b(2) == 1\n")
+    # Cut before the file's end: its last lines would be lost.
+    with pytest.raises(NotLocated, match="cut off"):
+        rewritten("def test_a():\n    assert a() == 2\n    as", test_file, cut=True)
+    with pytest.raises(NotLocated, match="cut off"):
+        rewritten("x = 1\n" + looped, "y = 2\n", cut=True)  # a line of the file gone
+
 
 def test_only_a_short_file_without_fences_is_written_whole() -> None:
     assert rewritable("a = 1\n" * 120)

@@ -1,19 +1,22 @@
 """The steps that change files, for ``StepLoop`` (``core/step_mode.py``): a rename carried
-out by the harness in every file, and an edit made by asking the model for the file (or
-the definition the edit falls in) whole, checked against the file before it is applied
-(``step_edits``). Each change is a ``write_file`` or ``edit_file`` call like any other."""
+out by the harness in every file, a change the task asks for in a named file made first
+(``step_targets``), and an edit made by asking the model for the file (or the definition
+the edit falls in) whole, checked against the file before it is applied (``step_edits``).
+Each change is a ``write_file`` or ``edit_file`` call like any other, and the task's
+command runs again after it."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from vibe_tui.core import events as ev
-from vibe_tui.core import step_context, step_edits
-from vibe_tui.core.loop import AgentLoop
+from vibe_tui.core import step_context, step_edits, step_targets
+from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelResponse
-from vibe_tui.core.step_protocol import Step
+from vibe_tui.core.step_protocol import LOOK_FORMAT, Step
 from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
@@ -23,11 +26,22 @@ class ChangeSteps(AgentLoop):
     file being asked for whole, and one tool call at a time."""
 
     task: str
+    checks: list[str]  # the commands the task names, run again after each change
     _outcomes: list[tuple[Step, bool]]
     _rewrite: step_edits.Rewrite | None
     _continuing: str | None  # an answer cut at a quote, to go on with
+    _hands_off: bool
+    _parts: list[str]
+    _named: list[str]
+    _done: dict[str, int]
+    _format: dict[str, Any]  # the steps offered now
+    _last_exit: int | None
+    _failure: str | None = None  # the output of the task's command, when it failed
 
     def _note(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _made(self) -> int:
         raise NotImplementedError
 
     async def _call_aside(self) -> ModelResponse:
@@ -65,6 +79,76 @@ class ChangeSteps(AgentLoop):
                 failed.append(f"{rel}: {step_context.clip(output, 200)}")
         self._note("\n".join([f"{heading}: changed {', '.join(done) or 'no file'}", *failed]))
         return bool(done) and not failed
+
+    async def _change_named(self) -> None:
+        """Each change the task asks for in a file it names, made first: the file (or the
+        definition the sentence names) asked for whole, with the sentence."""
+        if self._hands_off:
+            return
+        targets = await asyncio.to_thread(self._targets)
+        for target in targets:
+            content = self._current_text(target.path)
+            if content is None:
+                continue
+            whole = target.whole_file and step_edits.rewritable(content)
+            region = None
+            if target.line:
+                region = step_edits.region_at(target.path, content, target.line)
+            elif not whole:
+                region = step_edits.region_named(target.path, content, target.names)
+            if region is None and not whole:
+                continue  # left to the model's own steps
+            heading = f"Done first, as the task asks: edit {target.path}"
+            new, problem = await self._rewritten(target.path, content, region, target.sentence)
+            if new is None:
+                self._note(f"{heading}: failed\n{problem}")
+                continue
+            if region is None:
+                ok, output = await self._call("write_file", {"path": target.path, "content": new})
+            else:
+                ok, output = await self._call("edit_file", {
+                    "path": target.path, "old_string": region.text, "new_string": new})
+            self._outcomes.append((Step("write", {"path": target.path}), ok))
+            self._note(f"{heading}{'' if ok else ': failed'}\n{step_context.clip_result(output)}")
+            if ok:
+                await self._after_change()
+
+    def _targets(self) -> list[step_targets.Target]:
+        """The files the task says to change or else, for a task to fix what its failing
+        command shows, the definition the failure points to. Blocking."""
+        targets = step_targets.change_targets(self.host.workspace, self.task)
+        if targets or not (self._failure and self.checks and step_context.asks_change(self.task)):
+            return targets
+        return step_targets.failure_targets(self.host.workspace, self._failure, self.checks[0])
+
+    async def _after_change(self) -> None:
+        """The task's command again, and once every change the task lists is made, only
+        looking and answering: left to go on, the 1.5B model changed the README
+        (json-edit)."""
+        if self.checks:
+            await self._run_check(self.checks[0], "after the change")
+        if len(self._parts) > 1 and self._made() >= len(self._parts):
+            self._format = LOOK_FORMAT
+            self._note(f"The {len(self._parts)} changes the task lists are made: "
+                       "check them above, then answer.")
+
+    async def _run_check(self, command: str, why: str) -> None:
+        # Run again after every change: the model's own run of it would only repeat this.
+        self._done[Step("run", {"command": command}).key] = 0
+        ok, output = await self._call("bash", {"command": command})
+        passed = ok and self._last_exit == 0
+        self._failure = None if passed else output
+        note = ""
+        if passed and self._made():
+            note = "It passes now. If every part of the task is done, answer."
+        elif passed:  # "It passes now" before a change: the 1.5B model answered at once
+            note = "It passes before any change: what the task asks is still to be done."
+        trace = "" if passed else await asyncio.to_thread(
+            step_context.trace_excerpts, self.host.workspace, output, self._named)
+        self._note("\n".join(part for part in (
+            f"Ran `{command}` ({why}): {'passed' if passed else 'failed'}",
+            step_context.clip_result(output), trace and f"The code it points to:\n{trace}",
+            note) if part))
 
     async def _edit_call(self, args: dict[str, Any]) -> tuple[str, dict[str, Any], str | None]:
         """The call for an edit step, and why it could not be made as asked (the call then
@@ -104,22 +188,30 @@ class ChangeSteps(AgentLoop):
         self.scope.tool_context.read_files[path] = mtime_ns
         return content
 
-    async def _rewritten(self, rel: str, content: str, region: step_edits.Region | None
-                         ) -> tuple[str | None, str | None]:
+    async def _rewritten(self, rel: str, content: str, region: step_edits.Region | None,
+                         asked: str | None = None) -> tuple[str | None, str | None]:
         """The file (or region) written whole by the model with the change: (new text,
-        None), or (None, why not)."""
+        None), or (None, why not). ``asked``: the task's sentence that asks for it."""
         # The task's list goes with the file it names: shown it for README.md, the 1.5B
         # model wrote the list into the README.
         listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
-        self._rewrite = step_edits.rewrite_request(rel, content, region, listed)
-        response = await self._call_aside()
-        try:
-            new = step_edits.rewritten(response.text, region.text if region else content,
-                                       response.finish_reason == "length")
-        except step_edits.NotLocated as exc:
-            what = f"lines {region.start}-{region.end} of {rel}" if region else rel
-            problem = f"Writing {what} whole failed: {exc}."
-            self.emit(ev.Notice(text=f"small-model steps: {problem}"))
-            return None, problem
-        return new, None
+        request = step_edits.rewrite_request(rel, content, region, listed or
+                                             ([asked] if asked else []))
+        for temperature in (None, RESAMPLE_TEMPERATURE):
+            # Greedy, the 1.5B model often copies the file unchanged; sampled once more, it
+            # makes a change.
+            self._rewrite = replace(request, temperature=temperature)
+            response = await self._call_aside()
+            try:
+                return step_edits.rewritten(response.text, region.text if region else content,
+                                            response.finish_reason == "length"), None
+            except step_edits.Unchanged as exc:
+                problem = exc
+            except step_edits.NotLocated as exc:
+                problem = exc
+                break
+        what = f"lines {region.start}-{region.end} of {rel}" if region else rel
+        problem = f"Writing {what} whole failed: {problem}."
+        self.emit(ev.Notice(text=f"small-model steps: {problem}"))
+        return None, problem
 

@@ -221,12 +221,9 @@ def trace_excerpts(workspace: Path, output: str, named: Sequence[str] = (),
     file the task names (``named``), marked at the column."""
     marked = _parse_error_place(workspace, output, named)
     places: dict[str, list[int]] = {}
-    for pattern in _TRACE_PLACES:
-        for path, line in pattern.findall(output):
-            rel = _inside(workspace, path)
-            if rel is not None:
-                places.setdefault(rel, []).append(int(line))
-    for rel in _imported(workspace, list(places)):
+    for rel, line in trace_places(workspace, output):
+        places.setdefault(rel, []).append(line)
+    for rel in imported_files(workspace, list(places)):
         places.setdefault(rel, [])
     ordered = sorted(places, key=lambda rel: ("test" in rel.lower(), rel))
     blocks = [marked] if marked else []
@@ -242,6 +239,17 @@ def trace_excerpts(workspace: Path, output: str, named: Sequence[str] = (),
     return "\n\n".join(blocks)
 
 
+def trace_places(workspace: Path, output: str) -> list[tuple[str, int]]:
+    """The places in the workspace's files a command's output points to, as (path, line)."""
+    places = []
+    for pattern in _TRACE_PLACES:
+        for path, line in pattern.findall(output):
+            rel = _inside(workspace, path)
+            if rel is not None:
+                places.append((rel, int(line)))
+    return places
+
+
 def _parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> str:
     data_files = [rel for rel in named if rel.endswith(DATA_SUFFIXES)]
     places = _PARSE_PLACE.findall(output)
@@ -255,7 +263,7 @@ def _parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> st
             f"{lines[line - 1]}\n{' ' * (column - 1)}^")
 
 
-def _imported(workspace: Path, files: list[str], depth: int = 2) -> list[str]:
+def imported_files(workspace: Path, files: list[str], depth: int = 2) -> list[str]:
     """The workspace's files that ``files`` import, and those import, ``depth`` deep."""
     found: list[str] = []
     for _ in range(depth):

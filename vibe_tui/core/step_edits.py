@@ -11,6 +11,7 @@ model as an error it can act on.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,10 @@ class Located:
 
 class NotLocated(Exception):
     pass
+
+
+class Unchanged(NotLocated):
+    """A file written whole that came back as it was."""
 
 
 def locate(content: str, search: str, replace: str) -> Located:
@@ -112,6 +117,7 @@ class Rewrite:
     ask: str
     opening: str
     max_tokens: int
+    temperature: float | None = None  # None: the model's own setting
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,25 @@ def region_of(rel: str, content: str, search: str) -> Region | None:
         return None
     if located.replace_all:
         return None
-    line = content.count("\n", 0, content.index(located.old)) + 1
+    return region_at(rel, content, content.count("\n", 0, content.index(located.old)) + 1)
+
+
+def region_named(rel: str, content: str, names: Sequence[str]) -> Region | None:
+    """The top-level definition of ``content`` where one of ``names`` is defined ("The bug
+    is in late_fee"; a method's class), when it is short enough to write whole."""
+    for name in names:
+        found = re.search(rf"^[ \t]*(?:export\s+)?(?:async\s+)?(?:def|function|class|const|let|"
+                          rf"var)\s+{re.escape(name)}\b", content, re.MULTILINE)
+        line = found and content.count("\n", 0, found.start()) + 1
+        region = region_at(rel, content, line) if line else None
+        if region is not None:
+            return region
+    return None
+
+
+def region_at(rel: str, content: str, line: int) -> Region | None:
+    """The top-level definition of ``content`` that holds the 1-based ``line``, when it is
+    short enough to write whole."""
     for entry in outline(rel, content) or []:
         if entry.start <= line <= entry.end and entry.end - entry.start < REGION_MAX_LINES:
             lines = content.splitlines(keepends=True)[entry.start - 1:entry.end]
@@ -167,18 +191,33 @@ def rewritten(reply: str, content: str, cut: bool) -> str:
     """The new text of the file from the model's reply; raises NotLocated with the reason
     the model reads. ``cut``: the reply reached its token cap."""
     new = _fenced_file(reply)
+    if new is None and cut:
+        new = _kept_whole(content, reply)
     if new is None:
         raise NotLocated("the file was cut off before its end" if cut
                          else "the reply held no fenced code block with the file")
     if content.endswith("\n") != new.endswith("\n"):
         new = new + "\n" if content.endswith("\n") else new.rstrip("\n")
     if new == content:
-        raise NotLocated("the file came back unchanged")
+        raise Unchanged("the file came back unchanged")
     old_lines, new_lines = content.count("\n"), new.count("\n")
     if old_lines >= 8 and new_lines < old_lines // 2:
         raise NotLocated(f"the file came back with {new_lines} of its {old_lines} lines: "
                          "write every line")
     return new
+
+
+def _kept_whole(content: str, reply: str) -> str | None:
+    """A reply cut at its token cap, up to its last whole line, when that still holds
+    every line of the file in order: adding a test, the 1.5B model wrote the file and
+    then the same assertion until the cap. Anything less could drop the file's end."""
+    if "```" in reply or "\n" not in reply:
+        return None
+    kept = reply[:reply.rindex("\n") + 1]
+    remaining = iter(kept.splitlines())
+    if all(line in remaining for line in content.splitlines()):
+        return kept
+    return None
 
 
 def _fenced_file(reply: str) -> str | None:

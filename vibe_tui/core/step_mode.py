@@ -149,7 +149,8 @@ class StepLoop(ChangeSteps):
     def _model_settings(self) -> ModelSettings:
         settings = turn_settings(self.host.model_settings(), self.scope.options.model)
         if self._rewrite is not None:  # the file in a fenced block, not a step
-            return replace(settings, max_tokens=self._rewrite.max_tokens)
+            return replace(settings, max_tokens=self._rewrite.max_tokens,
+                           temperature=self._rewrite.temperature or settings.temperature)
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
             return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
         held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
@@ -247,13 +248,7 @@ class StepLoop(ChangeSteps):
             if step.action in ("edit", "write", "rename"):
                 failed_edits = 0 if ok else failed_edits + 1
                 if ok:
-                    await self._recheck()
-                if ok and len(self._parts) > 1 and self._made() >= len(self._parts):
-                    # Left to go on, the 1.5B model changed the README (json-edit): from
-                    # here it may look and answer, not change more.
-                    self._format = LOOK_FORMAT
-                    self._note(f"The {len(self._parts)} changes the task lists are made: "
-                               "check them above, then answer.")
+                    await self._after_change()
         return "limit", f"stopped after {limit} steps; send a message to continue"
 
     async def _ask(self) -> Step | str:
@@ -403,6 +398,8 @@ class StepLoop(ChangeSteps):
             await self._apply(0, step)
         elif self.checks:
             await self._run_check(self.checks[0], "the command the task names")
+        if not step_context.runs_in_terminal(self.task):
+            await self._change_named()
 
     async def _delegate(self) -> None:
         """Asked for in so many words, the helper is the harness's to send, with the task
@@ -414,29 +411,6 @@ class StepLoop(ChangeSteps):
         if ok and self._hands_off:
             # Asked to go on, the 1.5B model read a file again and answered about that.
             self._format = ANSWER_FORMAT
-
-    async def _recheck(self) -> None:
-        if self.checks:
-            await self._run_check(self.checks[0], "after the change")
-
-    async def _run_check(self, command: str, why: str) -> None:
-        # Run again after every change: the model's own run of it would only repeat this.
-        self._done[Step("run", {"command": command}).key] = 0
-        ok, output = await self._call("bash", {"command": command})
-        passed = ok and self._last_exit == 0
-        note = ""
-        if passed and self._made():
-            note = "It passes now. If every part of the task is done, answer."
-        elif passed:  # "It passes now" before a change: the 1.5B model answered at once
-            note = "It passes before any change: what the task asks is still to be done."
-        trace = "" if passed else await self._trace(output)
-        self._note("\n".join(part for part in (
-            f"Ran `{command}` ({why}): {'passed' if passed else 'failed'}",
-            step_context.clip_result(output), trace and f"The code it points to:\n{trace}", note) if part))
-
-    async def _trace(self, output: str) -> str:
-        return await asyncio.to_thread(step_context.trace_excerpts, self.host.workspace, output,
-                                       self._named)
 
     async def _apply(self, number: int, step: Step) -> bool:
         args, problem = step.args, None
