@@ -191,3 +191,29 @@ def test_a_stack_frame_in_the_code_points_to_its_definition(tmp_path: Path) -> N
     [target] = failure_targets(tmp_path, run.stdout + run.stderr, "node --test")
 
     assert (target.path, target.line, target.whole_file) == ("src/lines.js", 6, False)
+
+
+def test_a_named_file_is_asked_for_again_while_its_command_fails_anew(
+        fake_llm, tmp_path: Path) -> None:
+    """data with three errors: the 1.5B model fixed the one the parser named."""
+    (tmp_path / "data").mkdir()
+    broken = '{\n  "a": [1, 2,],\n  "b": 3,\n}\n'
+    (tmp_path / "data" / "c.json").write_text(broken)
+    (tmp_path / "load.py").write_text("import json\njson.load(open('data/c.json'))\n")
+    fake_llm.push(whole('{\n  "a": [1, 2],\n  "b": 3,\n}\n', "json"),
+                  whole('{\n  "a": [1, 2],\n  "b": 3\n}\n', "json"),
+                  step(action="answer", text="Fixed both commas."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
+                           allow=["Bash(python3 load.py)"], sandbox="off")
+
+    end = asyncio.run(run_turn(session, "`python3 load.py` crashes because data/c.json is "
+                                        "not valid JSON. Fix the file so the script runs."))
+
+    assert end.state == "completed", end.message
+    assert (tmp_path / "data" / "c.json").read_text() == '{\n  "a": [1, 2],\n  "b": 3\n}\n'
+    exits = [r.exit_code for r in of_type(session, ev.ToolResult) if r.tool == "bash"]
+    assert exits == [1, 1, 0]
+    first, second, answer = fake_llm.requests
+    assert "--- data/c.json line 4, column 1, where the error is" in user_text(second)
+    assert "1. Fix the file so the script runs." in user_text(second)
+    assert "It passes now." in user_text(answer)
