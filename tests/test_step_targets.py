@@ -164,6 +164,9 @@ def test_a_failing_test_s_code_under_test_is_written_first(fake_llm, tmp_path: P
     assert edit.args["old_string"] == "def add(a, b):\n    return a - b\n"
     rewrite, answer = fake_llm.requests
     assert "Lines 1-2 of calc.py now:" in user_text(rewrite)
+    # The failed assertion and what it got, beside the code.
+    assert "What fails now:\n```\n>       assert add(1, 2) == 3\nE       assert -1 == 3\n" in (
+        user_text(rewrite))
     assert f"1. Fix the bug that makes `{command}` fail (its output is above)" in user_text(
         rewrite)
     assert "Ran `python3 -m pytest -q -p no:cacheprovider test_calc.py` (after the change): " \

@@ -211,8 +211,9 @@ class ChangeSteps(AgentLoop):
         # The task's list goes with the file it names: shown it for README.md, the 1.5B
         # model wrote the list into the README.
         listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
+        failing = step_targets.failed_assertions(self._failure or "")
         request = step_edits.rewrite_request(rel, content, region, listed or
-                                             ([asked] if asked else []))
+                                             ([asked] if asked else []), failing)
         for temperature in (None, RESAMPLE_TEMPERATURE):
             # Greedy, the 1.5B model often copies the file unchanged; sampled once more, it
             # makes a change.

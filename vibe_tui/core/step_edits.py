@@ -164,7 +164,7 @@ def region_at(rel: str, content: str, line: int) -> Region | None:
 
 
 def rewrite_request(rel: str, content: str, region: Region | None = None,
-                    listed: list[str] | None = None) -> Rewrite:
+                    listed: list[str] | None = None, failing: str = "") -> Rewrite:
     """The request that asks for ``rel`` whole (or ``region`` of it), after the steps so
     far. The model's own search/replace is left out: shown it, the 1.5B model made that one
     change and dropped the others the task asked for. The reply is begun with the code
@@ -181,6 +181,9 @@ def rewrite_request(rel: str, content: str, region: Region | None = None,
     checklist = "".join(f"{index}. {part}\n" for index, part in enumerate(listed or [], 1))
     ask = (f"Your step: edit {rel}.\n{shown} now:\n{opening}{text}```\n\n"
            + (f"The task asks for these changes:\n{checklist}\n" if checklist else "")
+           # Beside the code: far above, in the command's whole output, the 1.5B model
+           # wrote late_fee back unchanged.
+           + (f"What fails now:\n```\n{failing}\n```\n\n" if failing else "")
            + f"Write {target} as they must be after the change: every line, with each change "
            "the task asks for there, in one fenced code block and nothing else.")
     # Tokens of the text (about three characters each in code) and room for the change.

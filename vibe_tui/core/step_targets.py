@@ -123,6 +123,19 @@ def failure_targets(workspace: Path, output: str, command: str) -> list[Target]:
     return []
 
 
+def failed_assertions(output: str, limit: int = 8) -> str:
+    """pytest's lines of each failed assertion: the line (">") and what it got (the first
+    "E" line after it)."""
+    kept: list[str] = []
+    after_assertion = False
+    for line in _ASSERTION_LINES.findall(output):
+        if line.startswith(">") or after_assertion:
+            if line not in kept:
+                kept.append(line)
+        after_assertion = line.startswith(">")
+    return "\n".join(kept[:limit])
+
+
 def _defines(path: Path, name: str) -> bool:
     try:
         text = path.read_text(encoding="utf-8")
