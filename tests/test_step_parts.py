@@ -236,7 +236,9 @@ def test_rewritten_reads_the_fenced_file_and_refuses_what_is_not_one() -> None:
     assert rewritten("a = 2\n```\n", "a = 1\n", cut=False) == "a = 2\n"
     for reply, cut, reason in [("```toml\na = 2\n", True, "cut off"),
                                ("a = 2", False, "no fenced code block"),
-                               ("```\na = 1\n```", False, "came back unchanged")]:
+                               ("```\na = 1\n```", False, "came back unchanged"),
+                               ('{\n  "action": "answer",\n  "text": "a is 1"\n}\n```\n', False,
+                                "a JSON step, not the file")]:
         with pytest.raises(NotLocated, match=reason):
             rewritten(reply, "a = 1\n", cut=cut)
 

@@ -203,11 +203,18 @@ def rewritten(reply: str, content: str, cut: bool) -> str:
         new = new + "\n" if content.endswith("\n") else new.rstrip("\n")
     if new == content:
         raise Unchanged("the file came back unchanged")
+    if _STEP_KEY.search(new) and not _STEP_KEY.search(content):
+        # Asked for a function of src/lines.js, the 1.5B model wrote an answer step, which
+        # tree-sitter's JavaScript grammar parses as a block.
+        raise NotLocated("the reply was a JSON step, not the file")
     old_lines, new_lines = content.count("\n"), new.count("\n")
     if old_lines >= 8 and new_lines < old_lines // 2:
         raise NotLocated(f"the file came back with {new_lines} of its {old_lines} lines: "
                          "write every line")
     return new
+
+
+_STEP_KEY = re.compile(r'^\s*\{?\s*"action"\s*:', re.MULTILINE)
 
 
 def _kept_whole(content: str, reply: str) -> str | None:
