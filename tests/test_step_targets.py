@@ -176,7 +176,7 @@ def test_a_failing_test_s_code_under_test_is_written_first(fake_llm, tmp_path: P
 def test_a_stack_frame_in_the_code_points_to_its_definition(tmp_path: Path) -> None:
     import subprocess
 
-    from vibe_tui.core.step_targets import failure_targets
+    from vibe_tui.core.step_targets import failed_assertions, failure_targets
 
     (tmp_path / "src").mkdir()
     (tmp_path / "test").mkdir()
@@ -194,6 +194,8 @@ def test_a_stack_frame_in_the_code_points_to_its_definition(tmp_path: Path) -> N
     [target] = failure_targets(tmp_path, run.stdout + run.stderr, "node --test")
 
     assert (target.path, target.line, target.whole_file) == ("src/lines.js", 6, False)
+    assert failed_assertions(run.stdout) == (
+        "not ok 1 - empty\nerror: 'Reduce of empty array with no initial value'")
 
 
 def test_a_named_file_is_asked_for_again_while_its_command_fails_anew(

@@ -123,17 +123,33 @@ def failure_targets(workspace: Path, output: str, command: str) -> list[Target]:
     return []
 
 
-def failed_assertions(output: str, limit: int = 8) -> str:
-    """pytest's lines of each failed assertion: the line (">") and what it got (the first
-    "E" line after it)."""
+def failed_assertions(output: str, limit: int = 12) -> str:
+    """What each failed test checked and got: pytest's assertion line (">") and the first
+    "E" line after it, or a TAP report's "not ok" line and its error (node --test)."""
     kept: list[str] = []
     after_assertion = False
     for line in _ASSERTION_LINES.findall(output):
-        if line.startswith(">") or after_assertion:
-            if line not in kept:
-                kept.append(line)
+        if (line.startswith(">") or after_assertion) and line not in kept:
+            kept.append(line)
         after_assertion = line.startswith(">")
-    return "\n".join(kept[:limit])
+    return "\n".join((kept or _tap_failures(output))[:limit])
+
+
+def _tap_failures(output: str) -> list[str]:
+    kept: list[str] = []
+    error_indent = None  # inside a failure's "error:" block, its key's indentation
+    for line in output.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if line.lstrip().startswith("not ok "):
+            kept.append(line.strip())
+        elif line.lstrip().startswith("error:"):
+            kept.append(line.strip())
+            error_indent = indent
+        elif error_indent is not None and indent > error_indent and line.strip():
+            kept.append("  " + line.strip())
+        elif line.strip():
+            error_indent = None
+    return kept
 
 
 def _defines(path: Path, name: str) -> bool:
