@@ -198,7 +198,7 @@ def test_a_stack_frame_in_the_code_points_to_its_definition(tmp_path: Path) -> N
         "not ok 1 - empty\nerror: 'Reduce of empty array with no initial value'")
 
 
-def test_a_named_file_is_asked_for_again_while_its_command_fails_anew(
+def test_a_named_file_is_asked_for_again_while_its_command_fails(
         fake_llm, tmp_path: Path) -> None:
     """data with three errors: the 1.5B model fixed the one the parser named."""
     (tmp_path / "data").mkdir()
@@ -219,6 +219,25 @@ def test_a_named_file_is_asked_for_again_while_its_command_fails_anew(
     exits = [r.exit_code for r in of_type(session, ev.ToolResult) if r.tool == "bash"]
     assert exits == [1, 1, 0]
     first, second, answer = fake_llm.requests
+    # Where the parser stopped, beside the file each time.
+    assert ('What fails now:\n```\n--- data/c.json line 2, column 14, where the error is\n'
+            '  "a": [1, 2,],\n             ^\n```') in user_text(first)
     assert "--- data/c.json line 4, column 1, where the error is" in user_text(second)
     assert "1. Fix the file so the script runs." in user_text(second)
     assert "It passes now." in user_text(answer)
+
+
+def test_a_named_file_is_asked_for_at_most_three_times(fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text('{"a": 1,}\n')
+    (tmp_path / "load.py").write_text("import json\njson.load(open('c.json'))\n")
+    fake_llm.push(*[whole(f'{{"a": {n},}}\n', "json") for n in (2, 3, 4)],
+                  step(action="answer", text="I could not fix it."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits",
+                           allow=["Bash(python3 load.py)"], sandbox="off")
+
+    end = asyncio.run(run_turn(session, "`python3 load.py` fails: fix c.json."))
+
+    assert end.state == "completed", end.message
+    assert len(fake_llm.requests) == 4
+    assert (tmp_path / "c.json").read_text() == '{"a": 4,}\n'
+    assert of_type(session, ev.AssistantMessage)[-1].text == "I could not fix it."

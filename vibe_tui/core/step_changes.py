@@ -8,7 +8,6 @@ command runs again after it."""
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
 
-TARGET_ROUNDS = 3  # a file the task names, asked for again while its command fails anew
+TARGET_ROUNDS = 3  # a file the task names, asked for again while its command fails
 
 
 class ChangeSteps(AgentLoop):
@@ -92,12 +91,9 @@ class ChangeSteps(AgentLoop):
         targets = await asyncio.to_thread(self._targets)
         for target in targets:
             for _ in range(TARGET_ROUNDS):
-                before = self._failure
-                changed = await self._change_target(target)
-                # Failing anew after the change: asked again, with the new failure above
-                # (json-repair has three errors; the 1.5B model fixed the one the parser
-                # named, then the next).
-                if not (changed and self._failure and not _same_failure(before, self._failure)):
+                # Still failing after the change: asked again, with the new failure (at
+                # json-repair the 1.5B model fixed one of three errors a round).
+                if not await self._change_target(target) or not self._failure:
                     break
 
     async def _change_target(self, target: step_targets.Target) -> bool:
@@ -211,7 +207,8 @@ class ChangeSteps(AgentLoop):
         # The task's list goes with the file it names: shown it for README.md, the 1.5B
         # model wrote the list into the README.
         listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
-        failing = step_targets.failed_assertions(self._failure or "")
+        failing = (step_targets.failed_assertions(self._failure) or step_context.parse_error_place(
+            self.host.workspace, self._failure, self._named)) if self._failure else ""
         request = step_edits.rewrite_request(rel, content, region, listed or
                                              ([asked] if asked else []), failing)
         for temperature in (None, RESAMPLE_TEMPERATURE):
@@ -232,10 +229,3 @@ class ChangeSteps(AgentLoop):
         self.emit(ev.Notice(text=f"small-model steps: {problem}"))
         return None, problem
 
-
-_VARYING = re.compile(r"\d+\.\d+ ?m?s\b|0x[0-9a-f]+")  # timings, addresses
-
-
-def _same_failure(before: str | None, after: str) -> bool:
-    """The same output but for what varies from run to run."""
-    return before is not None and _VARYING.sub("", before) == _VARYING.sub("", after)

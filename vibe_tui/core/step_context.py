@@ -219,7 +219,7 @@ def trace_excerpts(workspace: Path, output: str, named: Sequence[str] = (),
     (a failing test's report names the test, not the code it tests), the code under test
     first. A parser's "line 6 column 78", which names no file, is shown in the one data
     file the task names (``named``), marked at the column."""
-    marked = _parse_error_place(workspace, output, named)
+    marked = parse_error_place(workspace, output, named)
     places: dict[str, list[int]] = {}
     for rel, line in trace_places(workspace, output):
         places.setdefault(rel, []).append(line)
@@ -250,7 +250,7 @@ def trace_places(workspace: Path, output: str) -> list[tuple[str, int]]:
     return places
 
 
-def _parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> str:
+def parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> str:
     data_files = [rel for rel in named if rel.endswith(DATA_SUFFIXES)]
     places = _PARSE_PLACE.findall(output)
     if len(data_files) != 1 or not places:
