@@ -10,10 +10,12 @@ calls a capable model would make: they show in the conversation and the timeline
 the same policy and approvals.
 An edit of a short file asks the model for the file whole; a longer one is checked against
 the file before it is applied; a rename is carried out by the harness in every file
-(``step_changes``). The task's command runs again after each change. A task that asks for
-a helper (the task tool) has the harness send one, which works in these steps too, held
-to reading and answering. The turn always ends with an answer in words; an answer the
-schema cut at a quote is finished without it.
+(``step_changes``); a change the task asks for in a file it names, or the code its failing
+command points to, is asked for that way before the first step (``step_targets``). The
+task's command runs again after each change. A task that asks for a helper (the task
+tool) has the harness send one, which works in these steps too, held to reading and
+answering. The turn always ends with an answer in words; an answer the schema cut at a
+quote is finished without it.
 
 The request is the short fixed prompt and one user message: the task and its context
 first, then the steps so far, appended; what stays the same from one step to the next is

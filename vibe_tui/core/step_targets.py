@@ -1,8 +1,10 @@
-"""The files a task says to change, in so many words: "Add a function ... to
-textutils/strings.py", "then fix scripts/backup.sh (not the test)", "In config/app.json:
-turn on ...". The small-model harness makes each such change first, asking the model for
-the file (or the definition the sentence names) whole: left to choose its own step, the
-1.5B model read the file it had been shown, again and again (evals/README.md).
+"""Where a task's change goes, found before the model's first step: the files the task
+says to change, in so many words ("Add a function ... to textutils/strings.py", "then
+fix scripts/backup.sh (not the test)", "In config/app.json: turn on ..."), or else the
+definition a failing command points to, and what that command says fails. The
+small-model harness makes each such change first, asking the model for the file (or the
+definition) whole: left to choose its own step, the 1.5B model read the file it had been
+shown, again and again, or edited the function beside the bug (evals/README.md).
 """
 
 from __future__ import annotations
@@ -27,8 +29,6 @@ _WORDS = re.compile(r"[A-Za-z']+")
 # "not the test", "(not in the tests)", "Do not change the tests"
 _SPARES_TESTS = re.compile(r"\bnot\b[^.]{0,20}\btests?\b", re.IGNORECASE)
 _THE_FILE = re.compile(r"\bthe file\b", re.IGNORECASE)
-
-
 # pytest's lines of a failed assertion ("> assert count_words(...) == 4", "E  where 0 =
 # days()"): the calls in them name the code under test.
 _ASSERTION_LINES = re.compile(r"^(?:>|E) .*$", re.MULTILINE)
@@ -67,7 +67,7 @@ def change_targets(workspace: Path, task: str) -> list[Target]:
 
 def _asks_change(sentence: str) -> bool:
     words = [word.lower() for word in _WORDS.findall(_BACKTICKED.sub(" ", sentence))]
-    if words[:2] in (["do", "not"], ["don't"]) or words[:1] == ["don't"]:
+    if words[:2] == ["do", "not"] or words[:1] == ["don't"]:
         return False
     return any(word in _VERBS for word in words)
 
