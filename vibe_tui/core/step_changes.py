@@ -21,7 +21,9 @@ from vibe_tui.tools.base import ToolError
 from vibe_tui.tools.paths import resolve_in_workspace
 
 
-TARGET_ROUNDS = 3  # a file the task names, asked for again while its command fails
+# A file the task names is asked for again while its command fails, this many times in
+# all: three rounds of the test file took add-feature-with-test past five minutes.
+TARGET_ROUNDS = 2
 
 
 class ChangeSteps(AgentLoop):
@@ -90,14 +92,15 @@ class ChangeSteps(AgentLoop):
             return
         targets = await asyncio.to_thread(self._targets)
         for target in targets:
-            for _ in range(TARGET_ROUNDS):
+            for again in range(TARGET_ROUNDS):
                 # Still failing after the change: asked again, with the new failure (at
                 # json-repair the 1.5B model fixed one of three errors a round).
-                if not await self._change_target(target) or not self._failure:
+                if not await self._change_target(target, resample=not again) or not self._failure:
                     break
 
-    async def _change_target(self, target: step_targets.Target) -> bool:
-        """One change the task asks for: asked for whole, applied, checked."""
+    async def _change_target(self, target: step_targets.Target, resample: bool) -> bool:
+        """One change the task asks for: asked for whole, applied, checked. ``resample``:
+        an unchanged reply is asked for once more."""
         content = self._current_text(target.path)
         if content is None:
             return False
@@ -110,7 +113,8 @@ class ChangeSteps(AgentLoop):
         if region is None and not whole:
             return False  # left to the model's own steps
         heading = f"Done first, as the task asks: edit {target.path}"
-        new, problem = await self._rewritten(target.path, content, region, target.sentence)
+        new, problem = await self._rewritten(target.path, content, region, target.sentence,
+                                             resample)
         if new is None:
             self._note(f"{heading}: failed\n{problem}")
             return False
@@ -201,9 +205,11 @@ class ChangeSteps(AgentLoop):
         return content
 
     async def _rewritten(self, rel: str, content: str, region: step_edits.Region | None,
-                         asked: str | None = None) -> tuple[str | None, str | None]:
+                         asked: str | None = None, resample: bool = True
+                         ) -> tuple[str | None, str | None]:
         """The file (or region) written whole by the model with the change: (new text,
-        None), or (None, why not). ``asked``: the task's sentence that asks for it."""
+        None), or (None, why not). ``asked``: the task's sentence that asks for it;
+        ``resample``: an unchanged reply is asked for again, sampled."""
         # The task's list goes with the file it names: shown it for README.md, the 1.5B
         # model wrote the list into the README.
         listed = step_context.task_parts(self.task) if Path(rel).name in self.task else []
@@ -211,7 +217,7 @@ class ChangeSteps(AgentLoop):
             self.host.workspace, self._failure, self._named)) if self._failure else ""
         request = step_edits.rewrite_request(rel, content, region, listed or
                                              ([asked] if asked else []), failing)
-        for temperature in (None, RESAMPLE_TEMPERATURE):
+        for temperature in (None, RESAMPLE_TEMPERATURE) if resample else (None,):
             # Greedy, the 1.5B model often copies the file unchanged; sampled once more, it
             # makes a change.
             self._rewrite = replace(request, temperature=temperature)
