@@ -64,8 +64,10 @@ def test_files_named_without_a_change_are_not_targets(tmp_path: Path) -> None:
     assert targets(root, "tests/test_app.py fails. Fix it in the code, not in the tests.") == []
     assert targets(root, "Create new.json from the defaults in app.py.") == []  # a source
     assert targets(root, "Create missing.json with the defaults.") == []  # no such file
-    # A path that leaves the workspace is no target.
+    # A path that leaves the workspace is no target, nor a file too big to read whole.
     assert targets(root / "tests", "Fix ../app.py.") == []
+    (root / "big.py").write_text("x = 1\n" * 60_000)
+    assert targets(root, "Fix big.py.") == []
 
 
 def test_a_named_file_is_written_first_then_checked_then_the_steps_go_on(

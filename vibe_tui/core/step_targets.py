@@ -15,6 +15,7 @@ from pathlib import Path
 
 from vibe_tui.core.step_context import (
     CHANGE_VERBS,
+    SEARCHED_FILE_MAX_BYTES,
     code_names,
     imported_files,
     trace_places,
@@ -82,9 +83,11 @@ def _files_named(workspace: Path, text: str) -> list[str]:
 
 
 def _is_file(workspace: Path, path: str) -> bool:
+    """A file of the workspace small enough to read and outline on the event loop."""
     try:
         resolved = (workspace / path).resolve()
-        return resolved.is_relative_to(workspace.resolve()) and resolved.is_file()
+        return (resolved.is_relative_to(workspace.resolve()) and resolved.is_file()
+                and resolved.stat().st_size <= SEARCHED_FILE_MAX_BYTES)
     except (OSError, ValueError):
         return False
 
@@ -111,10 +114,11 @@ def failure_targets(workspace: Path, output: str, command: str) -> list[Target]:
     sentence = f"Fix the bug that makes `{command}` fail (its output is above)"
     places = trace_places(workspace, output)
     for rel, line in places:
-        if not _is_test(rel):
+        if not _is_test(rel) and _is_file(workspace, rel):
             return [Target(rel, sentence, (), line, whole_file=False)]
     tests = list(dict.fromkeys(rel for rel, _ in places))
-    code = [rel for rel in imported_files(workspace, tests) if not _is_test(rel)]
+    code = [rel for rel in imported_files(workspace, tests)
+            if not _is_test(rel) and _is_file(workspace, rel)]
     called = _CALLED.findall("\n".join(_ASSERTION_LINES.findall(output)))
     for name in dict.fromkeys(called):
         for rel in code:
