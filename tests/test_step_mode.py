@@ -145,6 +145,26 @@ def test_the_last_step_must_be_an_answer(fake_llm, tmp_path: Path) -> None:
     formats = [r["response_format"] for r in fake_llm.requests]
     assert formats == [STEP_FORMAT, STEP_FORMAT, ANSWER_FORMAT]
     assert "Now answer the user in words" in user_text(fake_llm.requests[-1])
+    # An answer asked for is capped shorter than a step: past that the model repeats itself.
+    assert [r["max_tokens"] for r in fake_llm.requests] == [1024, 1024, 512]
+
+
+def test_after_the_steps_time_the_answer_is_asked_for(fake_llm, tmp_path: Path,
+                                                      monkeypatch) -> None:
+    from vibe_tui.core import step_mode
+
+    (tmp_path / "a.py").write_text("X = 1\n")
+    fake_llm.push(step(action="answer", text="X is 1."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+    monkeypatch.setattr(step_mode, "STEP_TIME_S", 0.0)
+
+    end = asyncio.run(run_turn(session, "what is X?"))
+
+    assert end.state == "completed"
+    [request] = fake_llm.requests
+    assert request["response_format"] == ANSWER_FORMAT
+    assert "small-model steps: 0 s of steps; asked for the answer (send a message to go on)" in [
+        n.text for n in of_type(session, ev.Notice)]
 
 
 def test_a_repeated_step_is_not_run_again(fake_llm, tmp_path: Path) -> None:

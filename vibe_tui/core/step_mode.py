@@ -29,6 +29,7 @@ import asyncio
 import json
 import re
 import secrets
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -64,6 +65,12 @@ STEP_LIMIT = 10  # each step of a 1.5B model on two cores takes 10-30 s
 # Held to a schema, a small model can still run on inside a string until the context
 # is full (minutes on two cores): this caps what one step may cost.
 STEP_MAX_TOKENS = 1024
+# An answer asked for: past a few hundred tokens the 1.5B model repeats itself (two
+# answers of 1,024 tokens took 200 s at subagent-explore).
+ANSWER_MAX_TOKENS = 512
+# The steps' time, from the turn's start: after it the answer is asked for (send a
+# message to go on). On two cores a step takes 10-60 s; the issue asks for 4 minutes.
+STEP_TIME_S = 150.0
 # Few for text, but a digit is a token to Qwen's tokenizer: pages of a CSV file filled the
 # 1.5B model's 8,192-token window in five reads (evals/README.md).
 CHARS_PER_TOKEN = 2.0
@@ -156,7 +163,8 @@ class StepLoop(ChangeSteps):
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
             return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
         held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
-        settings = replace(settings, response_format=held, max_tokens=STEP_MAX_TOKENS)
+        cap = ANSWER_MAX_TOKENS if held is ANSWER_FORMAT else STEP_MAX_TOKENS
+        settings = replace(settings, response_format=held, max_tokens=cap)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -199,6 +207,7 @@ class StepLoop(ChangeSteps):
     # ---- the steps ------------------------------------------------------------------
 
     async def _steps(self) -> tuple[ev.TurnState, str | None]:
+        started = time.monotonic()
         await self._gather()
         limit = min(self.scope.max_steps, STEP_LIMIT)
         failed_edits = repeats = echoed = 0
@@ -206,6 +215,10 @@ class StepLoop(ChangeSteps):
             self._take_steering()
             if number == limit or failed_edits >= FAILED_EDITS_LIMIT or repeats >= 3:
                 self._format = ANSWER_FORMAT
+            elif self._format is not ANSWER_FORMAT and time.monotonic() - started > STEP_TIME_S:
+                self._format = ANSWER_FORMAT
+                self.emit(ev.Notice(text=f"small-model steps: {STEP_TIME_S:.0f} s of steps; "
+                                         "asked for the answer (send a message to go on)"))
             step = await self._ask()
             if isinstance(step, str):
                 self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
