@@ -11,7 +11,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE
-from vibe_tui.core.step_protocol import STEP_FORMAT
+from vibe_tui.core.step_protocol import ANSWER_FORMAT, STEP_FORMAT
 from vibe_tui.core.step_targets import change_targets
 from vibe_tui.testing.script import text
 
@@ -121,6 +121,22 @@ def test_a_rewrite_that_comes_back_unchanged_is_sampled_once_more(
     assert ("Done first, as the task asks: edit calc.py: failed\nWriting calc.py whole failed: "
             "the file came back unchanged.") in user_text(answer)
     assert (tmp_path / "calc.py").read_text() == "def double(x):\n    return x + x + 1\n"
+
+
+def test_past_the_steps_time_an_unchanged_rewrite_is_not_sampled_again(
+        fake_llm, tmp_path: Path, monkeypatch) -> None:
+    from vibe_tui.core import step_mode
+
+    monkeypatch.setattr(step_mode, "STEP_TIME_S", 0.0)
+    (tmp_path / "calc.py").write_text("def double(x):\n    return x + x + 1\n")
+    fake_llm.push(whole("def double(x):\n    return x + x + 1\n"),
+                  step(action="answer", text="I could not change it."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="accept-edits")
+
+    asyncio.run(run_turn(session, "double is wrong: fix calc.py."))
+
+    rewrite, answer = fake_llm.requests
+    assert answer["response_format"] == ANSWER_FORMAT
 
 
 def test_in_a_long_file_the_definition_the_sentence_names_is_written_first(

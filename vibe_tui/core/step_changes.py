@@ -8,6 +8,7 @@ command runs again after it."""
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,12 +43,16 @@ class ChangeSteps(AgentLoop):
     _format: dict[str, Any]  # the steps offered now
     _last_exit: int | None
     _failure: str | None = None  # the output of the task's command, when it failed
+    _deadline = float("inf")  # time.monotonic() when the steps' time is up
 
     def _note(self, text: str) -> None:
         raise NotImplementedError
 
     def _made(self) -> int:
         raise NotImplementedError
+
+    def _over_time(self) -> bool:
+        return time.monotonic() > self._deadline
 
     async def _call_aside(self) -> ModelResponse:
         """A model call that is not a step (a file written whole, an answer finished),
@@ -219,7 +224,9 @@ class ChangeSteps(AgentLoop):
                                              ([asked] if asked else []), failing)
         for temperature in (None, RESAMPLE_TEMPERATURE) if resample else (None,):
             # Greedy, the 1.5B model often copies the file unchanged; sampled once more, it
-            # makes a change.
+            # makes a change (while there is time: each call takes 10-40 s on two cores).
+            if temperature is not None and self._over_time():
+                break
             self._rewrite = replace(request, temperature=temperature)
             response = await self._call_aside()
             try:
