@@ -110,7 +110,7 @@ async def test_a_first_run_shows_the_start_and_answers_what_files_are_here(tmp_p
         assert any("small-model steps: gathered the file list (2 files)" in text
                    for text in entries(app, ".-notice"))
         answer = of_type(session, ev.AssistantMessage)[-1].text
-        assert "app.py" in answer or "README.md" in answer, answer
+        assert "app.py" in answer or "README.md" in answer, story(session)
         await app.action_quit()
 
 

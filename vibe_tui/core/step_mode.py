@@ -269,8 +269,10 @@ class StepLoop(ChangeSteps):
 
     async def _ask(self) -> Step | str:
         if self._warming is not None:
+            waited_from = time.monotonic()
             await asyncio.wait([self._warming])  # not cancelled with the turn
             self._warming = None
+            self._deadline += time.monotonic() - waited_from  # the steps' time is the steps'
         self._answer = AnswerStream()
         response = await self._call_model()
         self._streamed = []
