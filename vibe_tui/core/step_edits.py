@@ -144,13 +144,18 @@ def region_named(rel: str, content: str, names: Sequence[str]) -> Region | None:
     """The top-level definition of ``content`` where one of ``names`` is defined ("The bug
     is in late_fee"; a method's class), when it is short enough to write whole."""
     for name in names:
-        found = re.search(rf"^[ \t]*(?:export\s+)?(?:async\s+)?(?:def|function|class|const|let|"
-                          rf"var)\s+{re.escape(name)}\b", content, re.MULTILINE)
-        line = found and content.count("\n", 0, found.start()) + 1
+        line = definition_line(content, name)
         region = region_at(rel, content, line) if line else None
         if region is not None:
             return region
     return None
+
+
+def definition_line(content: str, name: str) -> int | None:
+    """The 1-based line where ``content`` defines ``name`` (Python or JavaScript)."""
+    found = re.search(rf"^[ \t]*(?:export\s+)?(?:async\s+)?(?:def|function|class|const|let|"
+                      rf"var)\s+{re.escape(name)}\b", content, re.MULTILINE)
+    return content.count("\n", 0, found.start()) + 1 if found else None
 
 
 def region_at(rel: str, content: str, line: int) -> Region | None:

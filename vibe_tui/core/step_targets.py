@@ -20,6 +20,7 @@ from vibe_tui.core.step_context import (
     imported_files,
     trace_places,
 )
+from vibe_tui.core.step_edits import definition_line
 
 TARGETS_MAX = 2
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`])")
@@ -161,4 +162,4 @@ def _defines(path: Path, name: str) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    return re.search(rf"\b(?:def|function|class)\s+{re.escape(name)}\b", text) is not None
+    return definition_line(text, name) is not None
