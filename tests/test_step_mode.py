@@ -11,7 +11,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.prompts import STEP_PROMPT
-from vibe_tui.core.step_protocol import ANSWER_FORMAT, LOOK_FORMAT, STEP_FORMAT
+from vibe_tui.core.step_protocol import ANSWER_FORMAT, LOOK_FORMAT
 from vibe_tui.testing.script import text
 
 
@@ -40,7 +40,7 @@ def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path
     assert of_type(session, ev.AssistantMessage)[-1].text == "README.md and app.py"
     [request] = fake_llm.requests
     assert "tools" not in request
-    assert request["response_format"] == STEP_FORMAT
+    assert request["response_format"] == LOOK_FORMAT  # a question is offered no edit
     assert request["messages"][0]["content"].startswith("You are vibe-tui")
     assert "All the files of the repository (2): README.md, app.py" in user_text(request)
     assert "PORT = 8080" in user_text(request)  # the named file, whole
@@ -143,7 +143,7 @@ def test_the_last_step_must_be_an_answer(fake_llm, tmp_path: Path) -> None:
 
     assert end.state == "completed"
     formats = [r["response_format"] for r in fake_llm.requests]
-    assert formats == [STEP_FORMAT, STEP_FORMAT, ANSWER_FORMAT]
+    assert formats == [LOOK_FORMAT, LOOK_FORMAT, ANSWER_FORMAT]
     assert "Now answer the user in words" in user_text(fake_llm.requests[-1])
     # An answer asked for is capped shorter than a step: past that the model repeats itself.
     assert [r["max_tokens"] for r in fake_llm.requests] == [1024, 1024, 512]

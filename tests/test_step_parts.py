@@ -211,6 +211,14 @@ def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
     ("fix it", "plan", True),
     ("Fix the bug. Do not change the tests.", "default", False),
     ("Fix the file; do not change any of the data in it.", "default", False),
+    # A question asks for words: offered an edit, the 0.5B model asked to edit README.md
+    # when asked which files the repository holds.
+    ("What files are in this repository?", "default", True),
+    ("Which function applies the discount? Where is it called?", "default", True),
+    ("how does the cache expire", "default", False),
+    ("Can you add a --verbose flag?", "default", False),
+    ("Why does the test fail? Fix it.", "default", False),
+    ("Why does the test fail, and how do I fix it?", "default", False),
 ])
 def test_a_task_that_must_change_nothing_is_recognised(task, mode, expected) -> None:
     assert hands_off(task, mode) is expected

@@ -59,11 +59,20 @@ TYPE_FORMAT = _format(next(s for s in _STEPS if s["properties"]["action"]["const
 _HANDS_OFF = re.compile(r"\b(do not|don't|never|without) (chang|edit|modif|touch)\w* "
                         r"(anything|any files?|a file|files|the (repository|repo|code|files))\b",
                         re.IGNORECASE)
+# A question asks for words. "Can you ...?" is a request, and a question that speaks of a
+# fix may want one made.
+_QUESTION = re.compile(r"(what|which|where|who|whose|when|why|how|is|are|does|do|did)\b"
+                       r"(?![^?]*\bfix)[^?]*\?", re.IGNORECASE)
+_QUESTION_END = re.compile(r"(?<=\?)\s+")
 
 
 def hands_off(task: str, mode: str) -> bool:
-    """The task or the mode says no file may change."""
-    return mode == "plan" or _HANDS_OFF.search(task) is not None
+    """The task or the mode says no file may change, or the task only asks questions."""
+    return mode == "plan" or _HANDS_OFF.search(task) is not None or _only_asks(task)
+
+
+def _only_asks(task: str) -> bool:
+    return all(_QUESTION.fullmatch(sentence) for sentence in _QUESTION_END.split(task.strip()))
 
 
 @dataclass(frozen=True)
