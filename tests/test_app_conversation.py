@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.segment import Segment
+from textual.app import App
+from textual.geometry import Region
+
 from app_helpers import (  # noqa: F401 - fixtures
     SIZE,
     entries,
@@ -21,7 +25,7 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.testing.script import error, hold, text, tool_call, tool_calls
-from vibe_tui.widgets.answer import GROW_ROWS, AnswerPart, AnswerView, EscapeCarry
+from vibe_tui.widgets.answer import GROW_ROWS, AnswerPart, AnswerView, EscapeCarry, changed_rows
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
 
@@ -69,6 +73,44 @@ async def test_a_streaming_answer_grows_on_screen_a_few_rows_at_a_time(fake_llm,
     for height, text_rows in heights:
         assert height % GROW_ROWS == 0, heights
     assert any(height > text_rows for height, text_rows in heights), heights  # blank rows
+
+
+class OneAnswer(App):
+    def __init__(self, view: AnswerView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self):
+        yield self.view
+
+
+async def test_a_streaming_answer_repaints_only_its_changed_rows_and_shows_them_all():
+    """A flush within the tail's rows paints the rows that changed: a later delta can change
+    an earlier row (a setext underline makes the line above a heading), and after each
+    flush the screen shows what the text so far, drawn at once, shows."""
+    chunks = ["Title", "\n=====\n\nnext", "\n\nsome words that", " wrap " * 30,
+              "\n\n- a\n- b", "\n\n  more of b"]
+    streamed = OneAnswer(AnswerView(streaming=True))
+    frames: list[str] = []
+    async with streamed.run_test(size=(60, 30)) as pilot:
+        for chunk in chunks:
+            await streamed.view.append(chunk)
+            await pilot.pause()
+            frames.append(screen_text(streamed))
+    for count, frame in enumerate(frames, 1):
+        whole = OneAnswer(AnswerView("".join(chunks[:count]), streaming=True))
+        async with whole.run_test(size=(60, 30)) as pilot:
+            await pilot.pause()
+            assert frame == screen_text(whole), f"after {count} flushes"
+    assert "Title" in frames[-1] and "more of b" in frames[-1]
+
+
+def test_the_changed_rows_run_from_the_first_to_the_last_that_differ():
+    rows = [[Segment(word)] for word in ("a", "b", "c")]
+    assert changed_rows(rows, rows, 10) is None
+    assert changed_rows(rows, [*rows[:2], [Segment("c!")]], 10) == Region(0, 2, 10, 1)
+    assert changed_rows(rows, [[Segment("A")], rows[1], [Segment("C")]], 10) == Region(0, 0, 10, 3)
+    assert changed_rows(rows, [*rows, [Segment("d")]], 10) == Region(0, 3, 10, 1)
 
 
 async def test_escape_sequences_are_neutralised_on_screen(fake_llm, tmp_path):
