@@ -219,6 +219,10 @@ def test_words_from_a_server_without_the_schema_stream_as_they_come() -> None:
     ("Can you add a --verbose flag?", "default", False),
     ("Why does the test fail? Fix it.", "default", False),
     ("Why does the test fail, and how do I fix it?", "default", False),
+    ("What files are in this repository? List them.", "default", True),
+    ("Explain what main.py does.", "default", True),
+    ("Find the slow function and rewrite it.", "default", False),
+    ("How do I add a --verbose flag?", "default", False),
 ])
 def test_a_task_that_must_change_nothing_is_recognised(task, mode, expected) -> None:
     assert hands_off(task, mode) is expected

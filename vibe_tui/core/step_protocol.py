@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vibe_tui.core.step_context import CHANGE_VERBS
+
 _STRING = {"type": "string"}
 _ANSWER = {"type": "object", "properties": {"action": {"const": "answer"}, "text": _STRING},
            "required": ["action", "text"]}
@@ -59,11 +61,16 @@ TYPE_FORMAT = _format(next(s for s in _STEPS if s["properties"]["action"]["const
 _HANDS_OFF = re.compile(r"\b(do not|don't|never|without) (chang|edit|modif|touch)\w* "
                         r"(anything|any files?|a file|files|the (repository|repo|code|files))\b",
                         re.IGNORECASE)
-# A question asks for words. "Can you ...?" is a request, and a question that speaks of a
-# fix may want one made.
-_QUESTION = re.compile(r"(what|which|where|who|whose|when|why|how|is|are|does|do|did)\b"
-                       r"(?![^?]*\bfix)[^?]*\?", re.IGNORECASE)
-_QUESTION_END = re.compile(r"(?<=\?)\s+")
+# A question asks for words, as does a sentence that asks to list, show or explain. "Can
+# you ...?" is a request, and a sentence with a word of change may want one made (a miss
+# leaves the task the steps that change files, as before).
+_ASKING = re.compile(r"(what|which|where|who|whose|when|why|how|is|are|does|do|did)\b.*\?"
+                     r"|(list|show|explain|tell|describe|summari[sz]e|answer|name|find|count|look)"
+                     r"\b.*", re.IGNORECASE | re.DOTALL)
+_CHANGE_WORDS = CHANGE_VERBS | {"fix", "write", "rewrite", "implement", "refactor", "edit",
+                                "modify"}
+_ASKING_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z]+")
 
 
 def hands_off(task: str, mode: str) -> bool:
@@ -72,7 +79,8 @@ def hands_off(task: str, mode: str) -> bool:
 
 
 def _only_asks(task: str) -> bool:
-    return all(_QUESTION.fullmatch(sentence) for sentence in _QUESTION_END.split(task.strip()))
+    return all(_ASKING.fullmatch(sentence) and not _CHANGE_WORDS & set(_WORD.findall(sentence))
+               for sentence in _ASKING_END.split(task.strip().lower()))
 
 
 @dataclass(frozen=True)
