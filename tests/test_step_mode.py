@@ -443,6 +443,30 @@ def test_a_claimed_change_is_sent_back_only_once(fake_llm, tmp_path: Path) -> No
     assert of_type(session, ev.AssistantMessage)[-1].text == "I changed calc.py, really."
 
 
+def test_an_answer_that_places_a_definition_in_the_wrong_file_is_sent_back_once(
+        fake_llm, tmp_path: Path) -> None:
+    """The 1.5B model named the file that calls the function as the one that defines it."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "discounts.py").write_text(
+        "def apply_bulk_discount(total):\n    return total * 0.9\n")
+    (tmp_path / "shop" / "checkout.py").write_text(
+        "from shop.discounts import apply_bulk_discount\n\n\ndef pay(total):\n"
+        "    return apply_bulk_discount(total)\n")
+    wrong = "In shop/checkout.py the function apply_bulk_discount is defined."
+    fake_llm.push(step(action="answer", text=wrong),
+                  step(action="answer", text=wrong + " Really."),
+                  step(action="answer", text="Never asked for."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "Which function applies the discount, and in which file "
+                                  "is it defined?"))
+
+    assert len(fake_llm.requests) == 2  # sent back once, then taken as it is
+    assert ("Check your answer against the files: apply_bulk_discount is defined in "
+            "shop/discounts.py") in user_text(fake_llm.requests[1])
+    assert of_type(session, ev.AssistantMessage)[-1].text == wrong + " Really."
+
+
 def test_an_answer_that_only_repeats_the_question_is_sent_back(fake_llm, tmp_path: Path) -> None:
     """The 0.5B model answered "What files are in this repository?" with that question."""
     (tmp_path / "app.py").write_text("PORT = 8080\n")

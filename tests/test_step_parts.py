@@ -14,6 +14,7 @@ from vibe_tui.core.step_context import (
     code_names,
     fit_log,
     gather,
+    misplaced_definitions,
     task_commands,
     task_terms,
     trace_excerpts,
@@ -368,3 +369,30 @@ def test_a_parse_error_is_placed_only_in_the_one_data_file_the_task_names(tmp_pa
     assert trace_excerpts(tmp_path, error, ["a.json", "b.toml"]) == ""
     assert trace_excerpts(tmp_path, error, []) == ""
     assert trace_excerpts(tmp_path, "line 40 column 1", ["a.json"]) == ""
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("In the shop/checkout.py file, the function apply_bulk_discount is defined.",
+     {"apply_bulk_discount": "shop/discounts.py"}),
+    ("checkout.py defines `apply_bulk_discount`.", {"apply_bulk_discount": "shop/discounts.py"}),
+    # Right, with a helper the sentence does not place.
+    ("apply_bulk_discount is defined in shop/discounts.py and calls tier_rate.", {}),
+    ("`apply_bulk_discount`, defined in discounts.py.", {}),
+    # No claim of where it is defined, or no file named.
+    ("shop/checkout.py calls apply_bulk_discount.", {}),
+    ("apply_bulk_discount is defined in the shop package.", {}),
+    # A name defined nowhere, or in two files, is not placed by us.
+    ("In shop/checkout.py, make_receipt is defined.", {}),
+    ("In shop/checkout.py, tier_rate is defined.", {}),
+])
+def test_a_definition_an_answer_places_is_checked_against_the_files(tmp_path: Path, answer,
+                                                                   expected) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "discounts.py").write_text(
+        "from shop.pricing import tier_rate\n\n\ndef apply_bulk_discount(total):\n"
+        "    return total * (1 - tier_rate(total))\n")
+    (tmp_path / "shop" / "pricing.py").write_text("def tier_rate(total):\n    return 0.1\n")
+    (tmp_path / "shop" / "legacy.py").write_text("def tier_rate(total):\n    return 0.2\n")
+    (tmp_path / "shop" / "checkout.py").write_text(
+        "from shop.discounts import apply_bulk_discount\n")
+    assert misplaced_definitions(tmp_path, answer) == expected

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from vibe_tui.core import step_context
+
 # Typing into a program (a wizard) changes what the program writes: no diff, one change.
 CHANGING_TOOLS = frozenset({"edit_file", "write_file", "interactive_send"})
 # A change told of as made ("I fixed"), as about to be ("Now I'll proceed to rename",
@@ -25,6 +27,16 @@ _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|re
 _WORD = re.compile(r"\w+")
 _NOT_DONE = re.compile(r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|did ?n[o']t|was ?n[o']t able|"
                        r"not able|no (?:file|change)s? (?:was|were))\b", re.IGNORECASE)
+
+
+def unmade_change(answer: str, task: str) -> str | None:
+    """Who asks for a change when no step made one: the answer, which tells of it, or the
+    task, which asks for it (and the answer does not say it could not)."""
+    if claims_change(answer):
+        return "Your answer tells of a change"
+    if step_context.asks_change(task) and not admits_no_change(answer):
+        return "The task asks for a change"
+    return None
 
 
 def claims_change(answer: str) -> bool:
@@ -68,6 +80,14 @@ def changed_places(diff: str) -> int:
         else:
             added += 1
     return places
+
+
+def misplaced_note(misplaced: dict[str, str]) -> str:
+    """The definitions an answer placed in files that do not hold them, with the files
+    that do."""
+    where = "; ".join(f"{name} is defined in {rel}" for name, rel in misplaced.items())
+    return (f"Check your answer against the files: {where}, a file your answer does not "
+            "name. Answer again.")
 
 
 def changes_report(changes: list[tuple[str, bool]]) -> str | None:

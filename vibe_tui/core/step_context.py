@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vibe_tui.core.step_edits import definition_line
 from vibe_tui.tools.file_walk import select_files
 
 LISTED_FILES_MAX = 80
@@ -65,6 +66,13 @@ class Gathered:
     whole: list[str] = field(default_factory=list)  # those of them shown whole
     naming: str = ""  # every line that names the code the task names, when few, listed
     named: list[str] = field(default_factory=list)  # the files the task names
+
+
+_ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
+# A name as an answer writes code: in backticks, or with an underscore or an inner capital.
+_CODE_NAME = re.compile(r"`(\w+)(?:\(\))?`|\b([A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*)\b")
+_FILE_WORD = re.compile(r"\S+\.\w+")
 
 
 def task_commands(task: str) -> list[str]:
@@ -363,6 +371,36 @@ def _search(workspace: Path, files: list[str], terms: list[str]) -> dict[str, tu
 
 def _is_name(term: str) -> bool:
     return "_" in term.strip("_") or any(char.isdigit() for char in term)
+
+
+def misplaced_definitions(workspace: Path, answer: str) -> dict[str, str]:
+    """The names a sentence of ``answer`` says are defined ("In shop/checkout.py the
+    function apply_bulk_discount is defined") in files it names, when those files define
+    none of them: each name that one other file defines, with that file."""
+    files = select_files(workspace, workspace, None).files[:SEARCHED_FILES_MAX]
+    texts: dict[str, str] = {}
+
+    def defines(rel: str, name: str) -> bool:
+        if rel not in texts:
+            texts[rel] = "\n".join(_lines(workspace / rel) or [])
+        return definition_line(texts[rel], name) is not None
+
+    misplaced: dict[str, str] = {}
+    for sentence in _ANSWER_SENTENCE.split(answer):
+        if not _DEFINED.search(sentence):
+            continue
+        paths = [rel for rel in files if _names_file(sentence, rel)]
+        names = list(dict.fromkeys(next(group for group in match.groups() if group)
+                                   for match in _CODE_NAME.finditer(_FILE_WORD.sub(" ", sentence))))
+        homes = {name: [rel for rel in files if defines(rel, name)] for name in names}
+        if not paths or any(set(where) & set(paths) for where in homes.values()):
+            continue
+        misplaced.update({name: where[0] for name, where in homes.items() if len(where) == 1})
+    return misplaced
+
+
+def _names_file(text: str, rel: str) -> bool:
+    return rel in text or re.search(rf"(?<![\w/.]){re.escape(Path(rel).name)}\b", text) is not None
 
 
 def _lines(path: Path) -> list[str] | None:

@@ -126,6 +126,7 @@ class StepLoop(ChangeSteps):
         self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
         self._hands_off = False  # the task must change nothing
         self._pressed = False  # an answer claiming an unmade change was sent back
+        self._placed = False  # the answer's definitions were checked against the files
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
         self._rewrite: step_edits.Rewrite | None = None  # asking for a file whole
@@ -224,17 +225,8 @@ class StepLoop(ChangeSteps):
             if isinstance(step, str):
                 self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
                 continue
-            unmade = step.action == "answer" and number < limit and self._unmade_change(
-                step.args["text"])
-            if unmade:
-                self._pressed = True
-                self._format = self._steps_format
-                self._note(f"{unmade}, but no file was changed: an answer changes nothing. "
-                           "Make the change now with an edit, write or rename step, or "
-                           "answer that you could not.")
-                continue
-            if step.action == "answer" and number < limit and self._parts_left():
-                self._parts = []  # asked once a turn
+            if step.action == "answer" and number < limit and await self._sent_back(
+                    step.args["text"]):
                 continue
             if (step.action == "answer" and echoed < ECHOES_LIMIT
                     and step_answers.echoes(step.args["text"], self.task)):
@@ -296,20 +288,34 @@ class StepLoop(ChangeSteps):
         response = await self._call_aside()
         return finished_answer(text, response.text)
 
-    def _unmade_change(self, answer: str) -> str | None:
-        """Who asks for the change none of the steps made (the answer, which tells of it,
-        or the task), when the task allows one: the 1.5B model often describes a fix in
-        words instead of making it. Asked once a turn."""
-        if self._pressed or self._hands_off or self._made():
-            return None
-        if step_answers.claims_change(answer):
-            return "Your answer tells of a change"
-        if step_context.asks_change(self.task) and not step_answers.admits_no_change(answer):
-            return "The task asks for a change"
-        return None
+    async def _sent_back(self, answer: str) -> bool:
+        """An answer sent back with a note, each kind once a turn: one that tells of a
+        change no step made, or stops before the changes the task lists (the 1.5B model
+        often describes a fix in words instead of making it), or places a definition in a
+        file that does not hold it."""
+        unmade = not (self._pressed or self._hands_off or self._made()) \
+            and step_answers.unmade_change(answer, self.task)
+        if unmade:
+            self._pressed = True
+            self._format = self._steps_format
+            self._note(f"{unmade}, but no file was changed: an answer changes nothing. "
+                       "Make the change now with an edit, write or rename step, or "
+                       "answer that you could not.")
+            return True
+        if self._parts_left():
+            self._parts = []
+            return True
+        if self._placed:
+            return False
+        self._placed = True
+        misplaced = await asyncio.to_thread(step_context.misplaced_definitions,
+                                            self.host.workspace, answer)
+        if misplaced:
+            self._note(step_answers.misplaced_note(misplaced))
+        return bool(misplaced)
 
     def _parts_left(self) -> bool:
-        """Fewer changes made than the task lists: sends the list back once."""
+        """Fewer changes made than the task lists: sends the list back."""
         made = self._made()
         if self._hands_off or not self._parts or made >= len(self._parts):
             return False
