@@ -1,12 +1,11 @@
 """One model answer, drawn as Markdown, streamed or whole.
 
 An answer is a few ``AnswerPart`` widgets, each a run of finished Markdown blocks drawn
-by Rich, and one part for the unfinished tail. A streamed delta only redraws the tail,
-and paints only the tail's rows that changed: finished parts keep their rendered lines
-and cached heights. Textual's own Markdown widget mounts a widget per block (and more per
-list item and code fence); every layout visits each of them, so a long answer made every
-flush cost a full re-arrangement of the pane that the keys waited behind (figures in
-bench/README.md).
+by Rich, and one part for the unfinished tail. A streamed delta only redraws the tail:
+finished parts keep their rendered lines and cached heights. Textual's own Markdown
+widget mounts a widget per block (and more per list item and code fence); every layout
+visits each of them, so a long answer made every flush cost a full re-arrangement of the
+pane that the keys waited behind (figures in bench/README.md).
 
 ``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
 ten times a second reads as smooth and leaves the keys responsive.
@@ -25,7 +24,6 @@ from typing import TYPE_CHECKING
 from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown
 from rich.segment import Segment
-from textual.geometry import Region
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -180,11 +178,7 @@ class AnswerPart(Widget):
             console = self.app.console
             now = self.lines_for(console, console.options.update_width(width))
             if self.rows(len(now)) == self.rows(len(lines)):
-                # Within the rows it has, only the rows that changed are painted: a flush
-                # mostly lengthens the last line or two of a tail many rows long.
-                changed = changed_rows(lines, now, width)
-                if changed is not None:
-                    self.refresh(changed)
+                self.refresh()
                 return
         self.refresh(layout=True)
 
@@ -194,16 +188,6 @@ class AnswerPart(Widget):
             self.growing = False
             if self.is_attached:
                 self.refresh(layout=True)
-
-
-def changed_rows(before: list[list[Segment]], after: list[list[Segment]],
-                 width: int) -> Region | None:
-    """The rows from the first to the last that differ between two drawings of a part."""
-    differ = [row for row in range(max(len(before), len(after)))
-              if row >= len(before) or row >= len(after) or before[row] != after[row]]
-    if not differ:
-        return None
-    return Region(0, differ[0], width, differ[-1] - differ[0] + 1)
 
 
 class _DrawnOnce:
