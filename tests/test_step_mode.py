@@ -49,22 +49,6 @@ def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path
     assert streamed == "README.md and app.py"
 
 
-def test_asked_which_files_there_are_the_model_sees_the_list_after_its_steps(
-        fake_llm, tmp_path: Path) -> None:
-    """Having read two of three files, the 1.5B model named those two."""
-    for name in ("app.py", "README.md", "run.sh"):
-        (tmp_path / name).write_text("x\n")
-    fake_llm.push(step(action="read", path="app.py"),
-                  step(action="answer", text="app.py, README.md and run.sh"))
-    session = make_session(fake_llm, tmp_path, small_model=True)
-
-    asyncio.run(run_turn(session, "What files are in this repository? List them."))
-
-    listing = "All the files of the repository (3): README.md, app.py, run.sh"
-    after_read = user_text(fake_llm.requests[1])
-    assert after_read.rindex(listing) > after_read.index("Steps so far")
-
-
 def test_capable_models_keep_the_free_tool_loop(fake_llm, tmp_path: Path) -> None:
     fake_llm.push(text("hello"))
     session = make_session(fake_llm, tmp_path)

@@ -68,7 +68,6 @@ class Gathered:
     named: list[str] = field(default_factory=list)  # the files the task names
 
 
-_ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
 _ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
 # A name as an answer writes code: in backticks, or with an underscore or an inner capital.
@@ -181,9 +180,6 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
     # Last, nearest the steps: given excerpts of four files, the 1.5B model listed what the
     # last one held; given every line that names the code, it can list them all.
     naming = _naming_lines(workspace, files, code_names(task, files)) if listing_names else ""
-    if listing_names and not naming and _ASKS_FILES.search(task):
-        # Asked which files there are, the 1.5B model read two or three and named those.
-        naming = listing
     if naming:
         parts.append(naming)
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
