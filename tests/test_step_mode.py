@@ -467,6 +467,25 @@ def test_an_answer_that_places_a_definition_in_the_wrong_file_is_sent_back_once(
     assert of_type(session, ev.AssistantMessage)[-1].text == wrong + " Really."
 
 
+def test_asked_about_the_files_an_answer_that_names_none_is_sent_back_once(
+        fake_llm, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    (tmp_path / "README.md").write_text("# Demo\n")
+    fake_llm.push(step(action="answer", text="No changes were made and the task was checked."),
+                  step(action="answer", text="README.md and app.py"),
+                  step(action="answer", text="Never asked for."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    asyncio.run(run_turn(session, "What files are in this repository?"))
+
+    assert len(fake_llm.requests) == 2
+    again = fake_llm.requests[1]
+    assert ("your answer names none. All the files of the repository (2): README.md, app.py"
+            in user_text(again))
+    assert again["response_format"] == ANSWER_FORMAT
+    assert of_type(session, ev.AssistantMessage)[-1].text == "README.md and app.py"
+
+
 def test_an_answer_that_only_repeats_the_question_is_sent_back(fake_llm, tmp_path: Path) -> None:
     """The 0.5B model answered "What files are in this repository?" with that question."""
     (tmp_path / "app.py").write_text("PORT = 8080\n")

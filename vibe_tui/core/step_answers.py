@@ -6,6 +6,7 @@ Each is sent back with a note the model reads (evals/README.md has the runs behi
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from vibe_tui.core import step_context
 
@@ -82,12 +83,19 @@ def changed_places(diff: str) -> int:
     return places
 
 
-def misplaced_note(misplaced: dict[str, str]) -> str:
-    """The definitions an answer placed in files that do not hold them, with the files
-    that do."""
-    where = "; ".join(f"{name} is defined in {rel}" for name, rel in misplaced.items())
-    return (f"Check your answer against the files: {where}, a file your answer does not "
-            "name. Answer again.")
+def against_files(workspace: Path, task: str, answer: str, hands_off: bool) -> str | None:
+    """What the files say against an answer, as a note: definitions it places in files
+    that do not hold them, with the files that do; or, asked about the files, none of
+    them named."""
+    misplaced = step_context.misplaced_definitions(workspace, answer)
+    if misplaced:
+        where = "; ".join(f"{name} is defined in {rel}" for name, rel in misplaced.items())
+        return (f"Check your answer against the files: {where}, a file your answer does not "
+                "name. Answer again.")
+    listing = step_context.unnamed_files(workspace, task, answer) if hands_off else None
+    if listing:
+        return f"The task asks about the files, and your answer names none. {listing}. Answer again."
+    return None
 
 
 def changes_report(changes: list[tuple[str, bool]]) -> str | None:

@@ -68,6 +68,7 @@ class Gathered:
     named: list[str] = field(default_factory=list)  # the files the task names
 
 
+_ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
 _ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
 # A name as an answer writes code: in backticks, or with an underscore or an inner capital.
@@ -397,6 +398,18 @@ def misplaced_definitions(workspace: Path, answer: str) -> dict[str, str]:
             continue
         misplaced.update({name: where[0] for name, where in homes.items() if len(where) == 1})
     return misplaced
+
+
+def unnamed_files(workspace: Path, task: str, answer: str) -> str | None:
+    """The repository's file list, when the task asks about its files and ``answer``
+    names none of them (the 0.5B model answered "No changes were made and the task was
+    checked.")."""
+    if not _ASKS_FILES.search(task):
+        return None
+    files = select_files(workspace, workspace, None).files
+    if not files or any(_names_file(answer, rel) for rel in files[:SEARCHED_FILES_MAX]):
+        return None
+    return _listing(files)
 
 
 def _names_file(text: str, rel: str) -> bool:

@@ -225,15 +225,15 @@ class StepLoop(ChangeSteps):
             if isinstance(step, str):
                 self._note(f"Your reply was not a step: {step}. Reply with one JSON object.")
                 continue
-            if step.action == "answer" and number < limit and await self._sent_back(
-                    step.args["text"]):
-                continue
             if (step.action == "answer" and echoed < ECHOES_LIMIT
                     and step_answers.echoes(step.args["text"], self.task)):
                 echoed += 1
                 self._sampled = True
                 self._note("Your answer only repeated the question. Answer it: use the "
                            "files and results above, or take a step to find out.")
+                continue
+            if step.action == "answer" and number < limit and await self._sent_back(
+                    step.args["text"]):
                 continue
             if step.action == "answer":
                 self.emit(ev.AssistantMessage(text=step.args["text"]))
@@ -291,8 +291,8 @@ class StepLoop(ChangeSteps):
     async def _sent_back(self, answer: str) -> bool:
         """An answer sent back with a note, each kind once a turn: one that tells of a
         change no step made, or stops before the changes the task lists (the 1.5B model
-        often describes a fix in words instead of making it), or places a definition in a
-        file that does not hold it."""
+        often describes a fix in words instead of making it), or that the files contradict
+        (``step_answers.against_files``)."""
         unmade = not (self._pressed or self._hands_off or self._made()) \
             and step_answers.unmade_change(answer, self.task)
         if unmade:
@@ -308,11 +308,12 @@ class StepLoop(ChangeSteps):
         if self._placed:
             return False
         self._placed = True
-        misplaced = await asyncio.to_thread(step_context.misplaced_definitions,
-                                            self.host.workspace, answer)
-        if misplaced:
-            self._note(step_answers.misplaced_note(misplaced))
-        return bool(misplaced)
+        note = await asyncio.to_thread(step_answers.against_files, self.host.workspace,
+                                       self.task, answer, self._hands_off)
+        if note:
+            self._note(note)
+            self._format = ANSWER_FORMAT
+        return note is not None
 
     def _parts_left(self) -> bool:
         """Fewer changes made than the task lists: sends the list back."""
