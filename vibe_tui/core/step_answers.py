@@ -1,7 +1,8 @@
 """What a small model's answer step is checked for before it ends the turn
 (``core/step_mode.py``): an answer that claims a change none of the steps made, one that
-stops before the changes the task lists are made, one that only repeats the question.
-Each is sent back with a note the model reads (evals/README.md has the runs behind them)."""
+stops before the changes the task lists are made, one that only repeats the question, one
+the files contradict. Each is sent back with a note the model reads (evals/README.md has
+the runs behind them)."""
 
 from __future__ import annotations
 
