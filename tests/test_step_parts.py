@@ -8,13 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from vibe_tui.core.step_answers import admits_no_change, claims_change, echoes
+from vibe_tui.core.step_answers import (
+    admits_no_change,
+    claims_change,
+    echoes,
+    files_left_out,
+    misplaced_definitions,
+)
 from vibe_tui.core.step_context import (
     asks_change,
     code_names,
     fit_log,
     gather,
-    misplaced_definitions,
     task_commands,
     task_terms,
     trace_excerpts,
@@ -395,4 +400,45 @@ def test_a_definition_an_answer_places_is_checked_against_the_files(tmp_path: Pa
     (tmp_path / "shop" / "legacy.py").write_text("def tier_rate(total):\n    return 0.2\n")
     (tmp_path / "shop" / "checkout.py").write_text(
         "from shop.discounts import apply_bulk_discount\n")
-    assert misplaced_definitions(tmp_path, answer) == expected
+    files = sorted(f"shop/{path.name}" for path in (tmp_path / "shop").iterdir())
+    assert misplaced_definitions(tmp_path, files, answer) == expected
+
+
+@pytest.mark.parametrize("task, answer, left_out", [
+    # Asked for every file: the 1.5B model named the one it had read.
+    ("What files are in this repository? List them.", "The file app.py sets PORT = 8080.",
+     ["README.md", "run.sh", "tools/check.py"]),
+    ("what files are here?", "app.py, README.md, run.sh and tools/check.py", []),
+    ("List the files.", "app.py, README.md, run.sh; tools/ holds a check.", []),
+    ("Show me all the files.", "README.md and run.sh", ["app.py", "tools/check.py"]),
+    ("Which files does this project have?", "app.py", ["README.md", "run.sh", "tools/check.py"]),
+    ("What files does this repository contain?", "app.py",
+     ["README.md", "run.sh", "tools/check.py"]),
+    # Asked about some files, an answer may name some.
+    ("Which files import os?", "tools/check.py", None),
+    ("List the files that set a port.", "app.py", None),
+    ("Which files in this repository set the port?", "app.py", None),
+    # Asked about the files, an answer that names none is sent back with them all.
+    ("Which files set the port?", "No changes were made.", "none"),
+    ("What files are in this repository?", "It holds some code.", "none"),
+    # Not asked about the files at all.
+    ("What is the port?", "8080", None),
+])
+def test_an_answer_about_the_files_is_checked_for_those_it_leaves_out(task, answer,
+                                                                   left_out) -> None:
+    files = ["README.md", "app.py", "run.sh", "tools/check.py"]
+    note = files_left_out(files, task, answer)
+    if left_out is None:
+        assert note is None
+    elif left_out == "none":
+        assert note.startswith("The task asks about the files, and your answer names none.")
+        assert "All the files of the repository (4)" in note
+    elif not left_out:
+        assert note is None
+    else:
+        assert f"leaves out {len(left_out)} of the 4: {', '.join(left_out)}." in note
+
+
+def test_an_answer_need_not_list_every_file_of_a_repository_too_big_to_list() -> None:
+    files = [f"part{number}.py" for number in range(25)]
+    assert files_left_out(files, "What files are here?", "part1.py and others") is None

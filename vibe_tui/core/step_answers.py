@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 from vibe_tui.core import step_context
+from vibe_tui.core.step_edits import definition_line
+from vibe_tui.tools.file_walk import select_files
 
 # Typing into a program (a wizard) changes what the program writes: no diff, one change.
 CHANGING_TOOLS = frozenset({"edit_file", "write_file", "interactive_send"})
@@ -29,6 +31,23 @@ _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|re
 _WORD = re.compile(r"\w+")
 _NOT_DONE = re.compile(r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|did ?n[o']t|was ?n[o']t able|"
                        r"not able|no (?:file|change)s? (?:was|were))\b", re.IGNORECASE)
+_ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
+# Asks for every file ("What files are in this repository?", "list the files"), not for
+# some ("Which files import os?", "list the files that fail").
+_LISTS_FILES = re.compile(
+    r"\bfiles\s+(?:are|exist)\s+(?:there\s+)?(?:here|there|in\s+(?:this|the|my)\s+\w+)\b"
+    r"|\b(?:list|show|name)\s+(?:me\s+)?(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|its\s+)?files\b"
+    r"(?!\s+(?:that|which|where|with|whose|in\s+which)\b)"
+    r"|\bfiles\s+(?:does|do)\s+(?:this|the|my)\s+\w+\s+(?:have|contain|hold)\b",
+    re.IGNORECASE)
+# A repository this small is listed file by file in an answer that lists its files.
+LISTED_IN_ANSWER_MAX = 20
+_ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
+# A name as an answer writes code: in backticks, or with an underscore or an inner capital.
+_CODE_NAME = re.compile(r"`(\w+)(?:\(\))?`|\b([A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*)\b")
+_FILE_WORD = re.compile(r"\S+\.\w+")
+
 
 
 def unmade_change(answer: str, task: str) -> str | None:
@@ -86,17 +105,74 @@ def changed_places(diff: str) -> int:
 
 def against_files(workspace: Path, task: str, answer: str, hands_off: bool) -> str | None:
     """What the files say against an answer, as a note: definitions it places in files
-    that do not hold them, with the files that do; or, asked about the files, none of
-    them named."""
-    misplaced = step_context.misplaced_definitions(workspace, answer)
+    that do not hold them, with the files that do; or, asked about the files, those it
+    leaves out. Blocking: it reads the files."""
+    files = select_files(workspace, workspace, None).files
+    misplaced = misplaced_definitions(workspace, files[:step_context.SEARCHED_FILES_MAX], answer)
     if misplaced:
         where = "; ".join(f"{name} is defined in {rel}" for name, rel in misplaced.items())
         return (f"Check your answer against the files: {where}, a file your answer does not "
                 "name. Answer again.")
-    listing = step_context.unnamed_files(workspace, task, answer) if hands_off else None
-    if listing:
-        return f"The task asks about the files, and your answer names none. {listing}. Answer again."
-    return None
+    left_out = files_left_out(files, task, answer) if hands_off else None
+    return f"{left_out} Answer again." if left_out else None
+
+
+def misplaced_definitions(workspace: Path, files: list[str], answer: str) -> dict[str, str]:
+    """The names a sentence of ``answer`` says are defined ("In shop/checkout.py the
+    function apply_bulk_discount is defined") in files it names, when those files define
+    none of them: each name that one other file defines, with that file."""
+    texts: dict[str, str] = {}
+
+    def defines(rel: str, name: str) -> bool:
+        if rel not in texts:
+            texts[rel] = "\n".join(step_context.text_lines(workspace / rel) or [])
+        return definition_line(texts[rel], name) is not None
+
+    misplaced: dict[str, str] = {}
+    for sentence in _ANSWER_SENTENCE.split(answer):
+        if not _DEFINED.search(sentence):
+            continue
+        paths = [rel for rel in files if _names_file(sentence, rel)]
+        names = list(dict.fromkeys(next(group for group in match.groups() if group)
+                                   for match in _CODE_NAME.finditer(_FILE_WORD.sub(" ", sentence))))
+        homes = {name: [rel for rel in files if defines(rel, name)] for name in names}
+        if not paths or any(set(where) & set(paths) for where in homes.values()):
+            continue
+        misplaced.update({name: where[0] for name, where in homes.items() if len(where) == 1})
+    return misplaced
+
+
+def files_left_out(files: list[str], task: str, answer: str) -> str | None:
+    """What ``answer`` leaves out of the repository's files, as a note, when the task asks
+    about them: all of them (the 0.5B model answered "No changes were made and the task
+    was checked."), or, asked for every file of a small repository, some (the 1.5B model
+    named the one file it had read)."""
+    if not _ASKS_FILES.search(task):
+        return None
+    if not files:
+        return None
+    listing = step_context.listing(files)
+    named = [rel for rel in files[:step_context.SEARCHED_FILES_MAX] if _names_file(answer, rel)]
+    if not named:
+        return f"The task asks about the files, and your answer names none. {listing}."
+    if not _LISTS_FILES.search(task) or len(files) > LISTED_IN_ANSWER_MAX:
+        return None
+    left_out = [rel for rel in files if rel not in named and not _names_folder(answer, rel)]
+    if not left_out:
+        return None
+    return (f"The task asks for the files, and your answer leaves out {len(left_out)} of "
+            f"the {len(files)}: {', '.join(left_out)}. {listing}.")
+
+
+def _names_folder(text: str, rel: str) -> bool:
+    """``text`` names a folder that holds ``rel`` ("tests/ holds the tests")."""
+    folders = rel.split("/")[:-1]
+    return any(re.search(rf"(?<![\w/.]){re.escape('/'.join(folders[:depth]))}/", text)
+               for depth in range(1, len(folders) + 1))
+
+
+def _names_file(text: str, rel: str) -> bool:
+    return rel in text or re.search(rf"(?<![\w/.]){re.escape(Path(rel).name)}\b", text) is not None
 
 
 def changes_report(changes: list[tuple[str, bool]]) -> str | None:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vibe_tui.core.step_edits import definition_line
 from vibe_tui.tools.file_walk import select_files
 
 LISTED_FILES_MAX = 80
@@ -66,14 +65,6 @@ class Gathered:
     whole: list[str] = field(default_factory=list)  # those of them shown whole
     naming: str = ""  # every line that names the code the task names, when few, listed
     named: list[str] = field(default_factory=list)  # the files the task names
-
-
-_ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
-_ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
-_DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
-# A name as an answer writes code: in backticks, or with an underscore or an inner capital.
-_CODE_NAME = re.compile(r"`(\w+)(?:\(\))?`|\b([A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*)\b")
-_FILE_WORD = re.compile(r"\S+\.\w+")
 
 
 def task_commands(task: str) -> list[str]:
@@ -156,15 +147,15 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
     that names the task's code (for a task that changes nothing: after a change the list
     would be stale, and the 1.5B model copied it into a README)."""
     files = select_files(workspace, workspace, None).files
-    listing = _listing(files)
+    file_list = listing(files)
     named = [rel for rel in files if _named(rel, task)]
     hits = _search(workspace, files, task_terms(task))
     ranked = sorted(hits, key=lambda rel: (rel not in named, -len(hits[rel][0]), rel))
     ranked = named + [rel for rel in ranked if rel not in named]
-    parts, shown, whole = [listing], [], []
-    room = budget_chars - len(listing)
+    parts, shown, whole = [file_list], [], []
+    room = budget_chars - len(file_list)
     for rel in ranked[:SHOWN_FILES_MAX]:
-        lines = _lines(workspace / rel)
+        lines = text_lines(workspace / rel)
         if lines is None:
             continue
         wanted = hits.get(rel, (set(), []))[1]
@@ -180,7 +171,7 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
         room -= len(block)
     # Last, nearest the steps: given excerpts of four files, the 1.5B model listed what the
     # last one held; given every line that names the code, it can list them all.
-    naming = _naming_lines(workspace, files, code_names(task, files)) if listing_names else ""
+    naming = _namingtext_lines(workspace, files, code_names(task, files)) if listing_names else ""
     if naming:
         parts.append(naming)
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
@@ -202,7 +193,7 @@ def code_names(task: str, files: list[str]) -> list[str]:
     return names
 
 
-def _naming_lines(workspace: Path, files: list[str], names: list[str]) -> str:
+def _namingtext_lines(workspace: Path, files: list[str], names: list[str]) -> str:
     """Every line of the workspace that names one of ``names``, as ``path:line: text``;
     nothing when there are none or too many to list."""
     if not names:
@@ -210,7 +201,7 @@ def _naming_lines(workspace: Path, files: list[str], names: list[str]) -> str:
     pattern = re.compile(r"\b(" + "|".join(re.escape(name) for name in names) + r")\b")
     found = []
     for rel in files[:SEARCHED_FILES_MAX]:
-        for number, line in enumerate(_lines(workspace / rel) or [], start=1):
+        for number, line in enumerate(text_lines(workspace / rel) or [], start=1):
             if pattern.search(line):
                 found.append(f"{rel}:{number}: {line.strip()[:160]}")
                 if len(found) > NAMED_LINES_MAX:
@@ -238,7 +229,7 @@ def trace_excerpts(workspace: Path, output: str, named: Sequence[str] = (),
     blocks = [marked] if marked else []
     room = budget_chars - len(marked)
     for rel in ordered:
-        lines = _lines(workspace / rel)
+        lines = text_lines(workspace / rel)
         if lines is None:
             continue
         block = excerpt(rel, lines, places[rel], whole=False)
@@ -265,7 +256,7 @@ def parse_error_place(workspace: Path, output: str, named: Sequence[str]) -> str
     if len(data_files) != 1 or not places:
         return ""
     line, column = (int(number) for number in places[-1])
-    lines = _lines(workspace / data_files[0])
+    lines = text_lines(workspace / data_files[0])
     if not lines or not 0 < line <= len(lines):
         return ""
     return (f"--- {data_files[0]} line {line}, column {column}, where the error is\n"
@@ -284,7 +275,7 @@ def imported_files(workspace: Path, files: list[str], depth: int = 2) -> list[st
 
 def imports_of(workspace: Path, rel: str) -> list[str]:
     """The files of the workspace that a Python or JavaScript file imports."""
-    lines = _lines(workspace / rel) or []
+    lines = text_lines(workspace / rel) or []
     text = "\n".join(lines)
     folder = Path(rel).parent
     candidates: list[Path] = []
@@ -336,7 +327,7 @@ def _spans(wanted: list[int], total: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _listing(files: list[str]) -> str:
+def listing(files: list[str]) -> str:
     if len(files) <= LISTED_FILES_MAX:
         return f"All the files of the repository ({len(files)}): {', '.join(files)}"
     top = sorted({rel.split("/", 1)[0] + ("/" if "/" in rel else "") for rel in files})
@@ -359,7 +350,7 @@ def _search(workspace: Path, files: list[str], terms: list[str]) -> dict[str, tu
     hits: dict[str, tuple[set[str], list[int]]] = {}
     for rel in files[:SEARCHED_FILES_MAX]:
         scored = []
-        for number, line in enumerate(_lines(workspace / rel) or [], start=1):
+        for number, line in enumerate(text_lines(workspace / rel) or [], start=1):
             found = {match.lower() for match in pattern.findall(line)}
             if found:
                 # A name (late_fee, parseConfig) says more than a word (long, fails).
@@ -374,49 +365,7 @@ def _is_name(term: str) -> bool:
     return "_" in term.strip("_") or any(char.isdigit() for char in term)
 
 
-def misplaced_definitions(workspace: Path, answer: str) -> dict[str, str]:
-    """The names a sentence of ``answer`` says are defined ("In shop/checkout.py the
-    function apply_bulk_discount is defined") in files it names, when those files define
-    none of them: each name that one other file defines, with that file."""
-    files = select_files(workspace, workspace, None).files[:SEARCHED_FILES_MAX]
-    texts: dict[str, str] = {}
-
-    def defines(rel: str, name: str) -> bool:
-        if rel not in texts:
-            texts[rel] = "\n".join(_lines(workspace / rel) or [])
-        return definition_line(texts[rel], name) is not None
-
-    misplaced: dict[str, str] = {}
-    for sentence in _ANSWER_SENTENCE.split(answer):
-        if not _DEFINED.search(sentence):
-            continue
-        paths = [rel for rel in files if _names_file(sentence, rel)]
-        names = list(dict.fromkeys(next(group for group in match.groups() if group)
-                                   for match in _CODE_NAME.finditer(_FILE_WORD.sub(" ", sentence))))
-        homes = {name: [rel for rel in files if defines(rel, name)] for name in names}
-        if not paths or any(set(where) & set(paths) for where in homes.values()):
-            continue
-        misplaced.update({name: where[0] for name, where in homes.items() if len(where) == 1})
-    return misplaced
-
-
-def unnamed_files(workspace: Path, task: str, answer: str) -> str | None:
-    """The repository's file list, when the task asks about its files and ``answer``
-    names none of them (the 0.5B model answered "No changes were made and the task was
-    checked.")."""
-    if not _ASKS_FILES.search(task):
-        return None
-    files = select_files(workspace, workspace, None).files
-    if not files or any(_names_file(answer, rel) for rel in files[:SEARCHED_FILES_MAX]):
-        return None
-    return _listing(files)
-
-
-def _names_file(text: str, rel: str) -> bool:
-    return rel in text or re.search(rf"(?<![\w/.]){re.escape(Path(rel).name)}\b", text) is not None
-
-
-def _lines(path: Path) -> list[str] | None:
+def text_lines(path: Path) -> list[str] | None:
     """A text file's lines; None for a missing, large or binary file."""
     try:
         if path.stat().st_size > SEARCHED_FILE_MAX_BYTES:
