@@ -7,6 +7,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
@@ -47,6 +49,30 @@ def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path
     # The answer streamed as words, not as the JSON around them.
     streamed = "".join(e.text for e in of_type(session, ev.TextDelta))
     assert streamed == "README.md and app.py"
+
+
+@pytest.mark.parametrize("task, format", [
+    ("What files are in this repository? List them.", ANSWER_FORMAT),
+    ("what files are here?", ANSWER_FORMAT),
+    # Asked what the files hold, the model may read them first.
+    ("What files are here, and what does each do?", LOOK_FORMAT),
+    ("Which files mention the port?", LOOK_FORMAT),
+])
+def test_asked_for_every_file_of_a_small_repository_the_answer_is_asked_for_at_once(
+        fake_llm, tmp_path: Path, task, format) -> None:
+    """Asked which files there are, the 1.5B model read app.py and named that file alone:
+    the file list holds the answer."""
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    (tmp_path / "README.md").write_text("# Demo\n")
+    fake_llm.push(step(action="answer", text="README.md and app.py."))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, task))
+
+    assert end.state == "completed"
+    [request] = fake_llm.requests
+    assert request["response_format"] == format
+    assert "All the files of the repository (2): README.md, app.py" in user_text(request)
 
 
 def test_capable_models_keep_the_free_tool_loop(fake_llm, tmp_path: Path) -> None:
@@ -144,7 +170,9 @@ def test_the_last_step_must_be_an_answer(fake_llm, tmp_path: Path) -> None:
     assert end.state == "completed"
     formats = [r["response_format"] for r in fake_llm.requests]
     assert formats == [LOOK_FORMAT, LOOK_FORMAT, ANSWER_FORMAT]
-    assert "Now answer the user in words" in user_text(fake_llm.requests[-1])
+    # A question's answer is asked for from what was found, not how it "was checked".
+    assert "Now answer the user in words with the answer step, from the files and results " \
+        "above." in user_text(fake_llm.requests[-1])
     # An answer asked for is capped shorter than a step: past that the model repeats itself.
     assert [r["max_tokens"] for r in fake_llm.requests] == [1024, 1024, 512]
 
@@ -292,7 +320,7 @@ def test_an_answer_cut_at_the_step_limit_is_kept(fake_llm, tmp_path: Path) -> No
                        finish_reason="length"))
     session = make_session(fake_llm, tmp_path, small_model=True)
 
-    end = asyncio.run(run_turn(session, "what files are here?"))
+    end = asyncio.run(run_turn(session, "which files set the port?"))
 
     assert end.state == "completed"
     [request] = fake_llm.requests

@@ -147,6 +147,16 @@ Rules:
 - After each change the task's command is run again and you see its result.
 """
 
+# The small-model steps' asks (core/step_mode.py).
+HELPER_BRIEF = ("You are the helper the user's task names: find out what it asks. Below are "
+                "the files and lines a search found; when they say enough, answer from them "
+                "at once, file by file, and read a file only when they do not. The task: ")
+ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
+              "changed and how it was checked. Say plainly what you did not do.")
+# Asked how a question's answer "was checked", the 1.5B model made up tests that passed.
+ANSWER_FOUND = ("Now answer the user in words with the answer step, from the files and "
+                "results above. Say plainly what you could not find out.")
+
 
 def mode_note(mode: str, messages: list[dict[str, Any]]) -> str | None:
     """What the model must know of the mode before the user's words: in plan mode, that it

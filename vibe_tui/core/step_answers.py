@@ -32,16 +32,6 @@ _WORD = re.compile(r"\w+")
 _NOT_DONE = re.compile(r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|did ?n[o']t|was ?n[o']t able|"
                        r"not able|no (?:file|change)s? (?:was|were))\b", re.IGNORECASE)
 _ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
-# Asks for every file ("What files are in this repository?", "list the files"), not for
-# some ("Which files import os?", "list the files that fail").
-_LISTS_FILES = re.compile(
-    r"\bfiles\s+(?:are|exist)\s+(?:there\s+)?(?:here|there|in\s+(?:this|the|my)\s+\w+)\b"
-    r"|\b(?:list|show|name)\s+(?:me\s+)?(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|its\s+)?files\b"
-    r"(?!\s+(?:that|which|where|with|whose|in\s+which)\b)"
-    r"|\bfiles\s+(?:does|do)\s+(?:this|the|my)\s+\w+\s+(?:have|contain|hold)\b",
-    re.IGNORECASE)
-# A repository this small is listed file by file in an answer that lists its files.
-LISTED_IN_ANSWER_MAX = 20
 _ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
 # A name as an answer writes code: in backticks, or with an underscore or an inner capital.
@@ -155,7 +145,7 @@ def files_left_out(files: list[str], task: str, answer: str) -> str | None:
     named = [rel for rel in files[:step_context.SEARCHED_FILES_MAX] if _names_file(answer, rel)]
     if not named:
         return f"The task asks about the files, and your answer names none. {listing}."
-    if not _LISTS_FILES.search(task) or len(files) > LISTED_IN_ANSWER_MAX:
+    if not step_context.asks_every_file(task) or len(files) > step_context.LISTED_IN_ANSWER_MAX:
         return None
     left_out = [rel for rel in files if rel not in named and not _names_folder(answer, rel)]
     if not left_out:

@@ -24,6 +24,8 @@ SHOWN_FILES_MAX = 4
 LINES_AROUND = 3
 MATCHED_LINES_MAX = 12  # the best matching lines of a file shown, with LINES_AROUND
 NAMED_LINES_MAX = 16  # every line naming the task's code names, listed when no more
+# A repository this small is listed file by file in an answer that lists its files.
+LISTED_IN_ANSWER_MAX = 20
 # Commands a task names in backticks that the harness runs to see the failure, and again
 # after every change to check it.
 RUNNERS = frozenset({"python", "python3", "pytest", "node", "npm", "bash", "sh", "make",
@@ -65,6 +67,20 @@ class Gathered:
     whole: list[str] = field(default_factory=list)  # those of them shown whole
     naming: str = ""  # every line that names the code the task names, when few, listed
     named: list[str] = field(default_factory=list)  # the files the task names
+    answerable: bool = False  # ``text`` holds the answer: the task asks for the files
+# Asks for every file ("What files are in this repository?", "list the files"), not for
+# some ("Which files import os?", "list the files that fail").
+_LISTS_FILES = re.compile(
+    r"\bfiles\s+(?:are|exist)\s+(?:there\s+)?(?:here|there|in\s+(?:this|the|my)\s+\w+)\b"
+    r"|\b(?:list|show|name)\s+(?:me\s+)?(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|its\s+)?files\b"
+    r"(?!\s+(?:that|which|where|with|whose|in\s+which)\b)"
+    r"|\bfiles\s+(?:does|do)\s+(?:this|the|my)\s+\w+\s+(?:have|contain|hold)\b",
+    re.IGNORECASE)
+# A repository this small is listed file by file in an answer that lists its files.
+# What a question asks of the files beyond their names.
+_ASKS_INSIDE = re.compile(r"\b(?:each|explain|describe|summar|contents?|inside|purpose|"
+                          r"what (?:they|it|these|those) (?:do|does|contain|hold|say))",
+                          re.IGNORECASE)
 
 
 def task_commands(task: str) -> list[str]:
@@ -89,6 +105,12 @@ def runs_in_terminal(task: str) -> bool:
 
 _SENDS_HELPER = re.compile(r"\b(the task tool|a sub-?agent|(send|use|ask) (a|the) helper)\b",
                            re.IGNORECASE)
+
+
+def asks_every_file(task: str) -> bool:
+    """The task asks for every file of the repository ("What files are in this
+    repository?"), not for some or for what they hold."""
+    return _LISTS_FILES.search(task) is not None
 
 
 def sends_helper(task: str) -> bool:
@@ -174,8 +196,11 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
     naming = _namingtext_lines(workspace, files, code_names(task, files)) if listing_names else ""
     if naming:
         parts.append(naming)
+    # Asked which files there are, the 1.5B model read one and named that one alone.
+    answerable = (listing_names and len(files) <= LISTED_IN_ANSWER_MAX
+                  and asks_every_file(task) and not _ASKS_INSIDE.search(task))
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
-                    naming=naming, named=named)
+                    naming=naming, named=named, answerable=answerable)
 
 
 def code_names(task: str, files: list[str]) -> list[str]:

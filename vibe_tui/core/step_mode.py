@@ -38,7 +38,7 @@ from vibe_tui.core import history, step_answers, step_context, step_edits
 from vibe_tui.core.host import LoopHost
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelSettings
-from vibe_tui.core.prompts import STEP_PROMPT
+from vibe_tui.core.prompts import ANSWER_FOUND, ANSWER_NOW, HELPER_BRIEF, STEP_PROMPT
 from vibe_tui.core.scope import Scope
 from vibe_tui.core.step_changes import ChangeSteps
 from vibe_tui.core.settings import turn_settings
@@ -82,11 +82,6 @@ READ_LINES = 150
 READS_PER_FILE = 2
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
-HELPER_BRIEF = ("You are the helper the user's task names: find out what it asks. Below are "
-                "the files and lines a search found; when they say enough, answer from them "
-                "at once, file by file, and read a file only when they do not. The task: ")
-ANSWER_NOW = ("Now answer the user in words with the answer step: what you found or "
-              "changed and how it was checked. Say plainly what you did not do.")
 
 
 def turn_loop(host: LoopHost, turn_id: int, scope: Scope,
@@ -124,6 +119,7 @@ class StepLoop(ChangeSteps):
         self.log: list[str] = []  # the steps so far, as the model reads them
         self.checks: list[str] = []
         self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
+        self._cap = STEP_MAX_TOKENS  # the tokens the last request allowed
         self._hands_off = False  # the task must change nothing
         self._pressed = False  # an answer claiming an unmade change was sent back
         self._placed = False  # the answer's definitions were checked against the files
@@ -165,8 +161,8 @@ class StepLoop(ChangeSteps):
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
             return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
         held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
-        cap = ANSWER_MAX_TOKENS if held is ANSWER_FORMAT else STEP_MAX_TOKENS
-        settings = replace(settings, response_format=held, max_tokens=cap)
+        self._cap = ANSWER_MAX_TOKENS if held is ANSWER_FORMAT else STEP_MAX_TOKENS
+        settings = replace(settings, response_format=held, max_tokens=self._cap)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -178,7 +174,7 @@ class StepLoop(ChangeSteps):
         if self._rewrite is not None:
             ask = self._rewrite.ask
         elif self._format is ANSWER_FORMAT:
-            ask = ANSWER_NOW
+            ask = ANSWER_FOUND if self._hands_off else ANSWER_NOW
         else:
             ask = ("The program waits for input: reply with the type step that answers its "
                    "question." if self._waiting else "Reply with the next step as one JSON object.")
@@ -273,7 +269,7 @@ class StepLoop(ChangeSteps):
         if response.finish_reason == "length" and self._answer.sent.strip():
             # An answer cut at the limit is still what the model said, and the user saw it.
             self.emit(ev.Notice(text=f"small-model steps: the answer reached the "
-                                     f"{STEP_MAX_TOKENS}-token limit of a step"))
+                                     f"{self._cap}-token limit of a step"))
             return Step("answer", {"text": self._answer.sent})
         step = parse_step(response.text)
         if isinstance(step, Step) and step.action == "answer" and cut_short(
@@ -407,11 +403,12 @@ class StepLoop(ChangeSteps):
             # Shown whole, it counts as read for the tools' read-first rule. (A small model
             # often reads it again all the same: told it is above, it answered instead.)
             self._current_text(rel)
+        if gathered.answerable or (self.nested and self._naming):
+            # The list holds the answer, or the search listed every line the helper was
+            # sent to find: asked to go on, the 1.5B model read one more file and
+            # reported that file alone.
+            self._format = ANSWER_FORMAT
         if self.nested:
-            if self._naming:
-                # The search listed every line the helper was sent to find: asked to go on,
-                # the 1.5B model read one more file and reported that file alone.
-                self._format = ANSWER_FORMAT
             return
         if "task" in self.scope.tools and step_context.sends_helper(self.task):
             await self._delegate()
