@@ -9,12 +9,14 @@ one real Session turn ("create a file") in yolo mode.
 
 With ``--boot`` it times the keyless first run instead, through a Session with no model
 configured (the app's path): the model's start, then "what files are here?" in a small
-repository, asked the moment the model is ready (cold: the step prompt is still being
-read ahead, and no earlier launch saved it), asked after the read-ahead (warm: the user
-typed meanwhile), and asked at once after the session and its server were closed and
-started again (restart: the prefix saved by the first launch is restored). It prints the
+repository, or a one-line question about its code, asked the moment the model is ready
+(cold: the step prompt is still being read ahead, and no earlier launch saved it), asked
+after the read-ahead (warm: the user typed meanwhile), and asked at once after the
+session and its server were closed and started again (restart: the prefix saved by the
+first launch is restored). It prints the
 time to ready, to the end of the read-ahead, to the answer's first token and to the whole
-answer, and whether the answer names every file.
+answer, and whether the answer is right (names every file; names the port). A change or
+command the model asks approval for is denied, as a user asking a question would.
 
     uv run python bench/local_model.py [--model qwen2.5-coder-1.5b] [--threads N]
                                        [--runs 3] [--session] [--boot]
@@ -92,11 +94,15 @@ async def session_turn(server: LocalServer, api_base: str) -> dict:
             "created": created}
 
 
-BOOT_QUESTION = "What files are in this repository? List them."
 BOOT_FILES = {"app.py": "PORT = 8080\n", "README.md": "# Demo\n", "run.sh": "python app.py\n"}
+# The issue's two first questions, each with what a correct answer holds.
+BOOT_QUESTIONS = {
+    "files": ("What files are in this repository? List them.", list(BOOT_FILES)),
+    "code": ("Which port does app.py listen on?", ["8080"]),
+}
 
 
-async def boot_case(workspace: Path, wait_for_read_ahead: bool) -> dict:
+async def boot_case(workspace: Path, question: str, wait_for_read_ahead: bool) -> dict:
     """One keyless start and one question; the Session starts and stops its own server."""
     session = Session(Config(), workspace, persist=False)
     started = time.perf_counter()
@@ -112,23 +118,33 @@ async def boot_case(workspace: Path, wait_for_read_ahead: bool) -> dict:
     asked = time.perf_counter()
     first = None
     events = session.events(after=session.event_log[-1].id)
-    session.send(BOOT_QUESTION)
+    session.send(question)
+    denied = []
     async for event in events:
         if isinstance(event, ev.TextDelta) and first is None:
             first = time.perf_counter() - asked
+        if isinstance(event, ev.ApprovalRequested):
+            # A question needs no change, and nobody is here to answer: say no, as a user
+            # would, and count it (unanswered, the turn would wait for ever).
+            denied.append(event.tool)
+            session.answer(event.approval_id, "deny")
         if isinstance(event, ev.TurnEnded):
             break
     answer_s = time.perf_counter() - asked
     answers = of_type(session, ev.AssistantMessage)
-    text = answers[-1].text if answers else ""
     await session.close()
     return {"ready": ready, "read_ahead": read_ahead[0] if read_ahead else None,
             "first_token": first, "answer": answer_s, "state": event.state,
-            "missing": [name for name in BOOT_FILES if name not in text]}
+            "text": answers[-1].text if answers else "", "denied": denied}
 
 
-def answer_verdict(missing: list[str]) -> str:
+def answer_verdict(text: str, expected: list[str]) -> str:
+    missing = [word for word in expected if word not in text]
     return f"no: {', '.join(missing)} missing" if missing else "yes"
+
+
+def denied_note(tools: list[str]) -> str:
+    return f"; denied: {', '.join(tools)}" if tools else ""
 
 
 def of_type(session: Session, kind: type) -> list:
@@ -141,10 +157,10 @@ async def boot(args: argparse.Namespace) -> int:
         os.environ["VIBE_TUI_LOCAL_THREADS"] = str(args.threads)
     await ensure_weights(args.model, stderr_progress(LOCAL_MODELS[args.model].title))
     await preload()
-    print(f"{args.model}, keyless first run: \"{BOOT_QUESTION}\" in a {len(BOOT_FILES)}-file "
-          "repository")
-    print("| case | model ready | prefix read | first answer token | answer | correct |")
-    print("|---|---|---|---|---|---|")
+    print(f"{args.model}, keyless first run in a {len(BOOT_FILES)}-file repository: "
+          + "; ".join(f'{key}: "{question}"' for key, (question, _) in BOOT_QUESTIONS.items()))
+    print("| case | question | model ready | prefix read | first answer token | answer | correct |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         workspace = Path(folder)
         for name, content in BOOT_FILES.items():
@@ -152,15 +168,18 @@ async def boot(args: argparse.Namespace) -> int:
         cases = (("cold: asked at once", False, True),
                  ("warm: asked after the read-ahead", True, True),
                  ("restart: closed, started again, asked at once", False, False))
-        for run, (label, wait, first_launch) in itertools.product(range(args.runs), cases):
+        for run, (label, wait, first_launch), key in itertools.product(
+                range(args.runs), cases, BOOT_QUESTIONS):
+            question, expected = BOOT_QUESTIONS[key]
             if first_launch:  # no prefix saved by an earlier launch
                 forget_prefixes(args.model)
-            result = await boot_case(workspace, wait)
+            result = await boot_case(workspace, question, wait)
             first, read = result["first_token"], result["read_ahead"]
-            print(f"| {run + 1}: {label} | {result['ready']:.1f} s | "
+            print(f"| {run + 1}: {label} | {key} | {result['ready']:.1f} s | "
                   f"{'-' if read is None else f'{read:.1f} s'} | "
                   f"{'-' if first is None else f'{first:.1f} s'} | {result['answer']:.1f} s "
-                  f"({result['state']}) | {answer_verdict(result['missing'])} |")
+                  f"({result['state']}{denied_note(result['denied'])}) | "
+                  f"{answer_verdict(result['text'], expected)} |")
     return 0
 
 
