@@ -57,8 +57,12 @@ def test_a_question_is_answered_from_the_gathered_files(fake_llm, tmp_path: Path
     # Asked what the files hold, the model may read them first.
     ("What files are here, and what does each do?", LOOK_FORMAT),
     ("Which files mention the port?", LOOK_FORMAT),
+    # A question about a file shown whole above: the 1.5B model read it again, then ran it.
+    ("Which port does app.py listen on?", ANSWER_FORMAT),
+    ("Why does app.py crash?", LOOK_FORMAT),  # a run may show why
+    ("Which file imports app.py?", LOOK_FORMAT),  # the answer is in another file
 ])
-def test_asked_for_every_file_of_a_small_repository_the_answer_is_asked_for_at_once(
+def test_a_question_the_gathered_files_answer_is_asked_for_its_answer_at_once(
         fake_llm, tmp_path: Path, task, format) -> None:
     """Asked which files there are, the 1.5B model read app.py and named that file alone:
     the file list holds the answer."""

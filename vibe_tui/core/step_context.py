@@ -67,7 +67,9 @@ class Gathered:
     whole: list[str] = field(default_factory=list)  # those of them shown whole
     naming: str = ""  # every line that names the code the task names, when few, listed
     named: list[str] = field(default_factory=list)  # the files the task names
-    answerable: bool = False  # ``text`` holds the answer: the task asks for the files
+    answerable: bool = False  # ``text`` holds the answer
+
+
 # Asks for every file ("What files are in this repository?", "list the files"), not for
 # some ("Which files import os?", "list the files that fail").
 _LISTS_FILES = re.compile(
@@ -76,7 +78,10 @@ _LISTS_FILES = re.compile(
     r"(?!\s+(?:that|which|where|with|whose|in\s+which)\b)"
     r"|\bfiles\s+(?:does|do)\s+(?:this|the|my)\s+\w+\s+(?:have|contain|hold)\b",
     re.IGNORECASE)
-# A repository this small is listed file by file in an answer that lists its files.
+# A question about a file that needs more than its text: a run, or the files around it.
+_LOOKS_FURTHER = re.compile(r"\b(?:run\w*|output|prints?|crash\w*|fail\w*|errors?|tests?|"
+                            r"pass\w*|where|files?\b(?! \w+\.\w)|other|else|calls?|"
+                            r"called|imports?|imported|uses?|used)\b", re.IGNORECASE)
 # What a question asks of the files beyond their names.
 _ASKS_INSIDE = re.compile(r"\b(?:each|explain|describe|summar|contents?|inside|purpose|"
                           r"what (?:they|it|these|those) (?:do|does|contain|hold|say))",
@@ -196,11 +201,20 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
     naming = _namingtext_lines(workspace, files, code_names(task, files)) if listing_names else ""
     if naming:
         parts.append(naming)
-    # Asked which files there are, the 1.5B model read one and named that one alone.
-    answerable = (listing_names and len(files) <= LISTED_IN_ANSWER_MAX
-                  and asks_every_file(task) and not _ASKS_INSIDE.search(task))
+    answerable = listing_names and _answerable(task, len(files), named, whole)
     return Gathered(text="\n\n".join(parts), files=len(files), shown=shown, whole=whole,
                     naming=naming, named=named, answerable=answerable)
+
+
+def _answerable(task: str, files: int, named: list[str], whole: list[str]) -> bool:
+    """What is gathered holds the answer to the question ``task``: it asks for every file
+    of a repository small enough to list (the 1.5B model read one file and named that one
+    alone), or asks about files it names, all shown whole, and nothing beyond them (it
+    read the file again, then ran it: `python app.py`)."""
+    if asks_every_file(task):
+        return files <= LISTED_IN_ANSWER_MAX and not _ASKS_INSIDE.search(task)
+    return (bool(named) and set(named) <= set(whole) and not task_commands(task)
+            and not _LOOKS_FURTHER.search(task))
 
 
 def code_names(task: str, files: list[str]) -> list[str]:
