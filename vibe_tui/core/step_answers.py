@@ -39,7 +39,6 @@ _CODE_NAME = re.compile(r"`(\w+)(?:\(\))?`|\b([A-Za-z]\w*_\w*|[a-z]+[A-Z]\w*)\b"
 _FILE_WORD = re.compile(r"\S+\.\w+")
 
 
-
 def unmade_change(answer: str, task: str) -> str | None:
     """Who asks for a change when no step made one: the answer, which tells of it, or the
     task, which asks for it (and the answer does not say it could not)."""
@@ -137,9 +136,7 @@ def files_left_out(files: list[str], task: str, answer: str) -> str | None:
     about them: all of them (the 0.5B model answered "No changes were made and the task
     was checked."), or, asked for every file of a small repository, some (the 1.5B model
     named the one file it had read)."""
-    if not _ASKS_FILES.search(task):
-        return None
-    if not files:
+    if not files or not _ASKS_FILES.search(task):
         return None
     listing = step_context.listing(files)
     named = [rel for rel in files[:step_context.SEARCHED_FILES_MAX] if _names_file(answer, rel)]

@@ -198,7 +198,7 @@ def gather(workspace: Path, task: str, budget_chars: int = 6000, listing_names: 
         room -= len(block)
     # Last, nearest the steps: given excerpts of four files, the 1.5B model listed what the
     # last one held; given every line that names the code, it can list them all.
-    naming = _namingtext_lines(workspace, files, code_names(task, files)) if listing_names else ""
+    naming = _naming_lines(workspace, files, code_names(task, files)) if listing_names else ""
     if naming:
         parts.append(naming)
     answerable = listing_names and _answerable(task, len(files), named, whole)
@@ -232,7 +232,7 @@ def code_names(task: str, files: list[str]) -> list[str]:
     return names
 
 
-def _namingtext_lines(workspace: Path, files: list[str], names: list[str]) -> str:
+def _naming_lines(workspace: Path, files: list[str], names: list[str]) -> str:
     """Every line of the workspace that names one of ``names``, as ``path:line: text``;
     nothing when there are none or too many to list."""
     if not names:

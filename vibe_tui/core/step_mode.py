@@ -83,7 +83,6 @@ READS_PER_FILE = 2
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 
-
 def turn_loop(host: LoopHost, turn_id: int, scope: Scope,
               warming: asyncio.Task[None] | None = None) -> AgentLoop:
     """The loop for a turn of the main agent: small-model steps or the free tool loop.
