@@ -499,43 +499,31 @@ def test_an_answer_that_places_a_definition_in_the_wrong_file_is_sent_back_once(
     assert of_type(session, ev.AssistantMessage)[-1].text == wrong + " Really."
 
 
-def test_asked_about_the_files_an_answer_that_names_none_is_sent_back_once(
-        fake_llm, tmp_path: Path) -> None:
-    (tmp_path / "app.py").write_text("PORT = 8080\n")
-    (tmp_path / "README.md").write_text("# Demo\n")
-    fake_llm.push(step(action="answer", text="No changes were made and the task was checked."),
-                  step(action="answer", text="README.md and app.py"),
-                  step(action="answer", text="Never asked for."))
-    session = make_session(fake_llm, tmp_path, small_model=True)
-
-    asyncio.run(run_turn(session, "What files are in this repository?"))
-
-    assert len(fake_llm.requests) == 2
-    again = fake_llm.requests[1]
-    assert ("your answer names none. All the files of the repository (2): README.md, app.py"
-            in user_text(again))
-    assert again["response_format"] == ANSWER_FORMAT
-    assert of_type(session, ev.AssistantMessage)[-1].text == "README.md and app.py"
-
-
-def test_asked_for_every_file_an_answer_that_leaves_some_out_is_sent_back_once(
-        fake_llm, tmp_path: Path) -> None:
-    """The 1.5B model read app.py and answered with that file alone."""
+@pytest.mark.parametrize("first, note", [
+    # The 0.5B model echoed the prompt.
+    ("No changes were made and the task was checked.",
+     "your answer names none. All the files of the repository (3): README.md, app.py, run.sh"),
+    # The 1.5B model read app.py and answered with that file alone.
+    ("The repository has app.py, which sets the port.",
+     "your answer leaves out 2 of the 3: README.md, run.sh."),
+])
+def test_asked_for_the_files_an_answer_that_leaves_them_out_is_sent_back_once(
+        fake_llm, tmp_path: Path, first, note) -> None:
     (tmp_path / "app.py").write_text("PORT = 8080\n")
     (tmp_path / "README.md").write_text("# Demo\n")
     (tmp_path / "run.sh").write_text("python app.py\n")
-    fake_llm.push(step(action="answer", text="The repository has app.py, which sets the port."),
-                  step(action="answer", text="app.py, README.md and run.sh."),
+    fake_llm.push(step(action="answer", text=first),
+                  step(action="answer", text="app.py and README.md."),
                   step(action="answer", text="Never asked for."))
     session = make_session(fake_llm, tmp_path, small_model=True)
 
     asyncio.run(run_turn(session, "What files are in this repository? List them."))
 
-    assert len(fake_llm.requests) == 2
+    assert len(fake_llm.requests) == 2  # sent back once, then taken as it is
     again = fake_llm.requests[1]
-    assert "your answer leaves out 2 of the 3: README.md, run.sh." in user_text(again)
+    assert note in user_text(again)
     assert again["response_format"] == ANSWER_FORMAT
-    assert of_type(session, ev.AssistantMessage)[-1].text == "app.py, README.md and run.sh."
+    assert of_type(session, ev.AssistantMessage)[-1].text == "app.py and README.md."
 
 
 def test_an_answer_that_only_repeats_the_question_is_sent_back(fake_llm, tmp_path: Path) -> None:
