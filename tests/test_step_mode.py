@@ -13,6 +13,7 @@ from engine_helpers import make_session, of_type, run_turn
 
 from vibe_tui.core import events as ev
 from vibe_tui.core.prompts import STEP_PROMPT
+from vibe_tui.core.step_answers import still_failing
 from vibe_tui.core.step_protocol import ANSWER_FORMAT, LOOK_FORMAT
 from vibe_tui.testing.script import text
 
@@ -443,6 +444,37 @@ def test_a_parse_error_is_shown_where_it_is_and_the_check_is_not_run_by_the_mode
     assert ("--- data/c.json line 4, column 1, where the error is\n}\n^" in user_text(first))
     assert [c.tool for c in of_type(session, ev.ToolCall)] == ["bash"]
     assert "Step 1 repeats a step taken for you" in user_text(second)
+
+
+def test_an_answer_given_while_the_tasks_command_still_fails_is_sent_back_once(
+        fake_llm, tmp_path: Path) -> None:
+    """The 1.5B model's fix left the test failing, and it answered "The test now passes"."""
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (tmp_path / "check.py").write_text("from calc import add\nassert add(2, 3) == 5\n")
+    wrong = whole("def add(a, b):\n    return a * b\n")
+    fake_llm.push(wrong, wrong,  # asked for calc.py whole, and again while the check fails
+                  step(action="answer", text="The check passes now."),
+                  step(action="answer", text="The check passes now, really."),
+                  step(action="answer", text="Never asked for."))
+    session = make_session(fake_llm, tmp_path, small_model=True, mode="yolo", sandbox="off")
+
+    end = asyncio.run(run_turn(session, "`python check.py` fails: fix add in calc.py."))
+
+    assert end.state == "completed"
+    assert "return a * b" in (tmp_path / "calc.py").read_text()
+    assert len(fake_llm.requests) == 4  # sent back once, then taken as it is
+    assert ("`python check.py` still fails after your change: its last run is above"
+            in user_text(fake_llm.requests[3]))
+    assert of_type(session, ev.AssistantMessage)[-1].text == "The check passes now, really."
+
+
+@pytest.mark.parametrize("answer", [
+    "I changed add, but the check still fails.",
+    "The test does not pass yet.",
+    "I could not make it pass.",
+])
+def test_an_answer_that_says_the_command_still_fails_is_taken(answer) -> None:
+    assert still_failing(answer, "python check.py") is None
 
 
 def test_an_answer_that_claims_an_unmade_change_is_sent_back_once(fake_llm, tmp_path: Path) -> None:

@@ -31,6 +31,8 @@ _CLAIMED_CHANGE = re.compile(r"\bI (?:have |\'ve )?(?:changed|corrected|fixed|re
 _WORD = re.compile(r"\w+")
 _NOT_DONE = re.compile(r"\b(?:could ?n[o']t|can ?n[o']t|cannot|unable|did ?n[o']t|was ?n[o']t able|"
                        r"not able|no (?:file|change)s? (?:was|were))\b", re.IGNORECASE)
+_STILL_FAILS = re.compile(r"\b(?:still|yet)\b[^.]*\bfail|\b(?:does|do|did) ?n[o']t (?:yet )?pass|"
+                          r"\bnot (?:yet )?pass", re.IGNORECASE)
 _ASKS_FILES = re.compile(r"\bfiles\b", re.IGNORECASE)
 _ANSWER_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _DEFINED = re.compile(r"\bdefin", re.IGNORECASE)
@@ -57,6 +59,15 @@ def claims_change(answer: str) -> bool:
 def admits_no_change(answer: str) -> bool:
     """The answer says the change was not made ("I could not find Y")."""
     return _NOT_DONE.search(answer) is not None
+
+
+def still_failing(answer: str, command: str) -> str | None:
+    """The note for an answer given while the task's command fails after the changes,
+    unless the answer says it still fails or what was not done."""
+    if admits_no_change(answer) or _STILL_FAILS.search(answer):
+        return None
+    return (f"`{command}` still fails after your change: its last run is above, so the task "
+            "is not done. Fix the code with an edit step, or answer that it still fails.")
 
 
 def parts_note(parts: list[str], made: int) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from vibe_tui.core import events as ev
-from vibe_tui.core import step_context, step_edits, step_targets
+from vibe_tui.core import step_answers, step_context, step_edits, step_targets
 from vibe_tui.core.loop import RESAMPLE_TEMPERATURE, AgentLoop
 from vibe_tui.core.model import ModelResponse
 from vibe_tui.core.step_protocol import LOOK_FORMAT, Step
@@ -41,7 +41,7 @@ class ChangeSteps(AgentLoop):
     _named: list[str]
     _done: dict[str, int]
     _format: dict[str, Any]  # the steps offered now
-    _last_exit: int | None
+    _last_exit: int | None = None
     _failure: str | None = None  # the output of the task's command, when it failed
     _deadline = float("inf")  # time.monotonic() when the steps' time is up
 
@@ -141,6 +141,19 @@ class ChangeSteps(AgentLoop):
         if targets or not (self._failure and self.checks and step_context.asks_change(self.task)):
             return targets
         return step_targets.failure_targets(self.host.workspace, self._failure, self.checks[0])
+
+    def _undone(self, answer: str) -> str | None:
+        """A change the answer tells of or the task asks for when no step made one; or,
+        after the changes, the task's command still failing (the 1.5B model answered "The
+        test now passes" under its failed run)."""
+        if not self._made():
+            unmade = step_answers.unmade_change(answer, self.task)
+            return unmade and (f"{unmade}, but no file was changed: an answer changes "
+                               "nothing. Make the change now with an edit, write or rename "
+                               "step, or answer that you could not.")
+        if self._failure and self.checks:
+            return step_answers.still_failing(answer, self.checks[0])
+        return None
 
     async def _after_change(self) -> None:
         """The task's command again, and once every change the task lists is made, only

@@ -120,7 +120,7 @@ class StepLoop(ChangeSteps):
         self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
         self._cap = STEP_MAX_TOKENS  # the tokens the last request allowed
         self._hands_off = False  # the task must change nothing
-        self._pressed = False  # an answer claiming an unmade change was sent back
+        self._pressed = False  # an answer that left the work undone was sent back
         self._placed = False  # the answer's definitions were checked against the files
         self._parts: list[str] = []  # the changes the task lists, when it lists several
         self._answer = AnswerStream()
@@ -284,18 +284,15 @@ class StepLoop(ChangeSteps):
         return finished_answer(text, response.text)
 
     async def _sent_back(self, answer: str) -> bool:
-        """An answer sent back with a note, each kind once a turn: one that tells of a
-        change no step made, or stops before the changes the task lists (the 1.5B model
-        often describes a fix in words instead of making it), or that the files contradict
-        (``step_answers.against_files``)."""
-        unmade = not (self._pressed or self._hands_off or self._made()) \
-            and step_answers.unmade_change(answer, self.task)
-        if unmade:
+        """An answer sent back with a note, each kind once a turn: one that leaves the
+        work undone (``_undone``), or stops before the changes the task lists (the 1.5B
+        model often describes a fix in words instead of making it), or that the files
+        contradict (``step_answers.against_files``)."""
+        undone = None if self._pressed or self._hands_off else self._undone(answer)
+        if undone:
             self._pressed = True
             self._format = self._steps_format
-            self._note(f"{unmade}, but no file was changed: an answer changes nothing. "
-                       "Make the change now with an edit, write or rename step, or "
-                       "answer that you could not.")
+            self._note(undone)
             return True
         if self._parts_left():
             self._parts = []
@@ -487,6 +484,4 @@ class StepLoop(ChangeSteps):
             self._terminal = result.meta.get("session_id", self._terminal)
             self._waiting = result.meta.get("state") == "running"
         return result.status == "ok", result.output
-
-    _last_exit: int | None = None
 
