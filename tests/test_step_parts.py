@@ -343,13 +343,30 @@ def test_the_oldest_results_give_way_first_and_the_last_stays_whole() -> None:
     log = ["Step 1: read a.csv\n" + "1" * 500, "The user added: hurry",
            "Step 2: read b.csv\n" + "2" * 500, "Step 3: read c.csv\n" + "3" * 500]
 
-    assert fit_log(log, 10_000) == log
-    fitted = fit_log(log, 1200)
+    assert fit_log(log, 10_000) == (log, 0)
+    # Too long, the log is cleared, oldest first, to half the room (or its last entry).
+    fitted, cleared = fit_log(log, 1200)
     assert fitted == ["Step 1: read a.csv\n[its output was cleared to make room]",
-                      "The user added: hurry", "Step 2: read b.csv\n" + "2" * 500, log[3]]
-    assert fit_log(log, 10)[-1] == log[3]
+                      "The user added: hurry",
+                      "Step 2: read b.csv\n[its output was cleared to make room]", log[3]]
+    assert cleared == 3
+    assert fit_log(log, 10)[0][-1] == log[3]
 
 
+def test_the_start_of_the_log_stays_as_it_was_until_the_room_is_full_again() -> None:
+    """What changes in a request is read again by the model: clearing one more entry at
+    every step made each step re-read the whole log after it."""
+    entries = [f"Step {number}: read part{number}.csv\n" + "9" * 300 for number in range(1, 9)]
+    requests, cleared = [], 0
+    for count in range(1, len(entries) + 1):
+        fitted, cleared = fit_log(entries[:count], 1500, cleared)
+        requests.append("\n\n".join(fitted))
+    changed = [index for index in range(1, len(requests))
+               if not requests[index].startswith(requests[index - 1])]
+    # Each request extends the one before but for two: 5 and 8 entries overflow the room
+    # (clearing just enough, every request from the fifth on changed its start).
+    assert changed == [4, 7]
+    assert all(len(request) <= 1500 for request in requests)
 def test_a_change_announced_in_the_first_person_plural_is_a_claimed_change() -> None:
     assert claims_change("Now, let's add the `truncate_words` function to strings.py.")
     assert claims_change("We will fix the comma on line 6.")

@@ -447,21 +447,28 @@ def earlier_turns(messages: list[dict]) -> list[str]:
     return ["Earlier in this conversation:\n" + "\n".join(pairs[-EARLIER_TURNS:])]
 
 
-def fit_log(entries: list[str], room: int) -> list[str]:
-    """The steps' log within ``room`` characters: the oldest entries give way first, each
-    to its first line; the last stays whole. The log only grows, so an entry cleared for
-    one request mostly stays cleared, and the start of the next still matches the model's
-    prompt cache."""
-    fitted = list(entries)
+def fit_log(entries: list[str], room: int, cleared: int = 0) -> tuple[list[str], int]:
+    """The steps' log within ``room`` characters, and how many of its entries are cleared:
+    the ``cleared`` oldest as before, and when the log is still too long, more, oldest
+    first, each to its first line, until it takes half the room; the last stays whole.
+    What changes in a request is re-read by the model (llama.cpp keeps the prompt only up
+    to the first change: on two cores 5,000 tokens re-read took 125 s), so the start of
+    the log stays as it was until the room is full again, and then changes once."""
+    fitted = [_cleared(entry) for entry in entries[:cleared]] + entries[cleared:]
     total = sum(len(entry) + 2 for entry in fitted)
-    for index, entry in enumerate(fitted[:-1]):
-        if total <= room:
-            break
-        heading = entry.split("\n", 1)[0]
-        if heading != entry:
-            fitted[index] = f"{heading}\n{CLEARED}"
-            total -= len(entry) - len(fitted[index])
-    return fitted
+    if total <= room:
+        return fitted, cleared
+    while cleared < len(fitted) - 1 and total > room // 2:
+        short = _cleared(fitted[cleared])
+        total -= len(fitted[cleared]) - len(short)
+        fitted[cleared] = short
+        cleared += 1
+    return fitted, cleared
+
+
+def _cleared(entry: str) -> str:
+    heading = entry.split("\n", 1)[0]
+    return entry if heading == entry else f"{heading}\n{CLEARED}"
 
 
 def clip(text: str, limit: int) -> str:

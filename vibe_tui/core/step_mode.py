@@ -116,6 +116,7 @@ class StepLoop(ChangeSteps):
         self._named: list[str] = []
         self._room = 1 << 30  # characters the request may take, set from the model's window
         self.log: list[str] = []  # the steps so far, as the model reads them
+        self._cleared = 0  # the oldest entries of the log cleared to make room
         self.checks: list[str] = []
         self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
         self._cap = STEP_MAX_TOKENS  # the tokens the last request allowed
@@ -182,7 +183,7 @@ class StepLoop(ChangeSteps):
             # about that file alone.
             ends = [self._naming, ask]
             room = self._room - sum(len(part or "") for part in [STEP_PROMPT, *parts, *ends])
-            steps = step_context.fit_log(self.log, room)
+            steps, self._cleared = step_context.fit_log(self.log, room, self._cleared)
             parts += ["Steps so far:\n\n" + "\n\n".join(steps), self._naming]
         parts.append(ask)
         messages = [{"role": "system", "content": STEP_PROMPT},
