@@ -119,7 +119,6 @@ class StepLoop(ChangeSteps):
         self._cleared = 0  # the oldest entries of the log cleared to make room
         self.checks: list[str] = []
         self._format = self._steps_format = STEP_FORMAT  # the turn's steps (and the answer)
-        self._cap = STEP_MAX_TOKENS  # the tokens the last request allowed
         self._hands_off = False  # the task must change nothing
         self._pressed = False  # an answer that left the work undone was sent back
         self._placed = False  # the answer's definitions were checked against the files
@@ -161,12 +160,15 @@ class StepLoop(ChangeSteps):
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
             return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
         held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
-        self._cap = ANSWER_MAX_TOKENS if held is ANSWER_FORMAT else STEP_MAX_TOKENS
-        settings = replace(settings, response_format=held, max_tokens=self._cap)
+        settings = replace(settings, response_format=held, max_tokens=self._token_cap())
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
         return settings
+
+    def _token_cap(self) -> int:
+        """What a request may generate: an answer asked for, less than a step."""
+        return ANSWER_MAX_TOKENS if self._format is ANSWER_FORMAT else STEP_MAX_TOKENS
 
     def _request_messages(self) -> list[history.Message]:
         earlier = step_context.earlier_turns(self.scope.messages[:-1])
@@ -269,7 +271,7 @@ class StepLoop(ChangeSteps):
         if response.finish_reason == "length" and self._answer.sent.strip():
             # An answer cut at the limit is still what the model said, and the user saw it.
             self.emit(ev.Notice(text=f"small-model steps: the answer reached the "
-                                     f"{self._cap}-token limit of a step"))
+                                     f"{self._token_cap()}-token limit of a step"))
             return Step("answer", {"text": self._answer.sent})
         step = parse_step(response.text)
         if isinstance(step, Step) and step.action == "answer" and cut_short(
