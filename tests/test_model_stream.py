@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import sys
 
-from vibe_tui.core.model import ModelSettings, stream_completion
-from vibe_tui.testing.script import text
+import pytest
+from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+
+from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
+from vibe_tui.testing.script import cut_stream, text, tool_call, tool_calls
 
 ANSWER = "".join(f"word{n} " for n in range(400))
 
@@ -32,3 +35,82 @@ async def test_a_stream_leaves_no_async_generator_per_chunk_behind(fake_llm):
         sys.set_asyncgen_hooks(first_iter, finalizer)
     assert response.text == ANSWER and len(deltas) == -(-len(ANSWER) // 4)
     assert len(finalized) < 10, f"{len(finalized)} generators finalized for {len(deltas)} deltas"
+
+
+def settings_for(fake_llm, model: str | None = None) -> ModelSettings:
+    return ModelSettings(model=model or fake_llm.model, api_base=fake_llm.base_url,
+                         api_key="sk-x")
+
+
+async def answer_of(fake_llm, model: str | None = None, tools=()):
+    deltas: list[str] = []
+    response = await stream_completion(settings_for(fake_llm, model),
+                                       [{"role": "user", "content": "hi"}], list(tools),
+                                       deltas.append)
+    return response, deltas
+
+
+@pytest.fixture
+def chunks_litellm_made(monkeypatch):
+    """How many chunks went through LiteLLM's own per-chunk work."""
+    made = []
+    original = CustomStreamWrapper.chunk_creator
+
+    def counting(self, chunk):
+        made.append(chunk)
+        return original(self, chunk)
+
+    monkeypatch.setattr(CustomStreamWrapper, "chunk_creator", counting)
+    return made
+
+
+READ_FILE = {"type": "function", "function": {
+    "name": "read_file", "parameters": {"type": "object", "properties": {}}}}
+
+
+@pytest.mark.parametrize("route", ["openai", "hosted_vllm"])
+async def test_both_routes_give_the_same_answer(fake_llm, chunks_litellm_made, route):
+    # openai/: the openai SDK's stream, read past LiteLLM's per-chunk work; hosted_vllm/:
+    # LiteLLM's own HTTP stream, read through its wrapper as before.
+    fake_llm.push(text("Let me look at it.", usage=(120, 9)))
+    fake_llm.push(tool_calls(tool_call("read_file", {"path": "a.py"}), content="First:"))
+    model = f"{route}/{fake_llm.model.split('/', 1)[1]}"
+    answer, deltas = await answer_of(fake_llm, model)
+    called, _ = await answer_of(fake_llm, model, [READ_FILE])
+    assert (answer.text, "".join(deltas), answer.finish_reason) == (
+        "Let me look at it.", "Let me look at it.", "stop")
+    assert (answer.prompt_tokens, answer.completion_tokens) == (120, 9)
+    assert called.text == "First:" and called.finish_reason == "tool_calls"
+    assert [(c["function"]["name"], c["function"]["arguments"]) for c in called.tool_calls] == [
+        ("read_file", '{"path": "a.py"}')]
+    assert (len(chunks_litellm_made) == 0) == (route == "openai")
+
+
+async def test_a_stream_that_stops_before_its_finish_reason_is_a_cut(fake_llm):
+    fake_llm.push(text("half an ans", finish_reason=None))
+    with pytest.raises(ModelError) as cut:
+        await answer_of(fake_llm)
+    assert cut.value.kind == "stream_cut" and cut.value.partial.text == "half an ans"
+    fake_llm.push(text("", finish_reason=None))
+    with pytest.raises(ModelError) as empty:
+        await answer_of(fake_llm)
+    assert empty.value.kind == "connection" and empty.value.retryable
+
+
+@pytest.mark.parametrize("reason", ["error", "abort"])
+async def test_a_finish_reason_of_failure_is_the_servers_error(fake_llm, reason):
+    fake_llm.push(text("", finish_reason=reason))
+    with pytest.raises(ModelError) as failed:
+        await answer_of(fake_llm)
+    assert failed.value.kind == "server" and reason in failed.value.message
+    fake_llm.push(text("partial", finish_reason=reason))
+    with pytest.raises(ModelError) as cut:
+        await answer_of(fake_llm)
+    assert cut.value.kind == "stream_cut" and cut.value.partial.text == "partial"
+
+
+async def test_a_cut_mid_answer_keeps_what_came(fake_llm):
+    fake_llm.push(cut_stream("The first half"))
+    with pytest.raises(ModelError) as cut:
+        await answer_of(fake_llm)
+    assert cut.value.kind == "stream_cut" and cut.value.partial.text == "The first half"

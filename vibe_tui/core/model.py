@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vibe_tui.core import model_errors
-from vibe_tui.core.model_chunks import ToolCallAssembler, absorb_chunk, report_progress, steady
+from vibe_tui.core.model_chunks import (
+    StreamEnd,
+    ToolCallAssembler,
+    absorb_chunk,
+    mapped_error,
+    openai_stream,
+    report_progress,
+)
 
 log = logging.getLogger(__name__)
 # The longest a stream's chunks keep the event loop before the keys get a turn.
@@ -238,26 +245,41 @@ async def stream_completion(
         return await _remote.stream(settings, messages, tools, on_text, on_progress)
     litellm = await loaded_litellm()
     response = ModelResponse()
+    provider_stream = None
     assembler = ToolCallAssembler()
     text_parts: list[str] = []
     started = time.monotonic()
     try:
-        stream = steady(await litellm.acompletion(**_request(settings, messages, tools)))
-        held_since = time.perf_counter()
-        async for chunk in stream:
-            if time.perf_counter() - held_since > LOOP_SHARE_S:
-                # Chunks already read come out of the stream without a pause, so a fast
-                # answer would hold the event loop (and the keys) until the buffer ran dry.
-                await asyncio.sleep(0)
-                held_since = time.perf_counter()
-            if on_progress is not None:
-                report_progress(chunk, on_progress)
-            absorb_chunk(chunk, response, assembler, text_parts, on_text)
-            if response.first_token_s is None and (text_parts or assembler.started):
-                response.first_token_s = time.monotonic() - started
+        wrapper = await litellm.acompletion(**_request(settings, messages, tools))
+        provider_stream = openai_stream(wrapper)
+        end = StreamEnd()
+        try:
+            held_since = time.perf_counter()
+            async for chunk in provider_stream or wrapper:
+                if time.perf_counter() - held_since > LOOP_SHARE_S:
+                    # Chunks already read come out of the stream without a pause, so a fast
+                    # answer would hold the event loop (and the keys) until it ran dry.
+                    await asyncio.sleep(0)
+                    held_since = time.perf_counter()
+                if on_progress is not None:
+                    report_progress(chunk, on_progress)
+                end.see(chunk)
+                absorb_chunk(chunk, response, assembler, text_parts, on_text)
+                if response.first_token_s is None and (text_parts or assembler.started):
+                    response.first_token_s = time.monotonic() - started
+        except Exception:
+            if provider_stream is None or not end.finished():
+                raise
+        finally:
+            if provider_stream is not None:
+                await provider_stream.close()
+        if provider_stream is not None and end.failure():
+            raise end.error(litellm, wrapper.custom_llm_provider, settings.model)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # every provider failure becomes a ModelError
+        if provider_stream is not None:
+            exc = mapped_error(litellm, exc, wrapper.custom_llm_provider, settings.model)
         response.text = "".join(text_parts)
         response.tool_calls = []
         raise classify_error(exc, litellm, response, settings) from exc
@@ -346,8 +368,8 @@ def classify_error(exc: Exception, litellm, partial: ModelResponse,
                    settings: ModelSettings) -> ModelError:
     """Map a LiteLLM/provider exception to what the loop does with it; the two failures a
     first run meets most (no server, no key) get words of their own."""
-    message = _short_message(exc)
-    retry_after = retry_after_seconds(exc)
+    message = model_errors.short_message(exc)
+    retry_after = model_errors.retry_after_seconds(exc)
     if partial.text:
         return ModelError("stream_cut", f"the connection to the model broke mid-answer: {message}",
                           partial=partial)
@@ -384,39 +406,6 @@ def classify_error(exc: Exception, litellm, partial: ModelResponse,
         return ModelError("server" if status >= 500 else "rate_limit", message,
                           retry_after=retry_after)
     return ModelError("other", message)
-
-
-def retry_after_seconds(exc: Exception) -> float | None:
-    """The provider's Retry-After, from whichever place LiteLLM kept the headers."""
-    candidates = []
-    response = getattr(exc, "response", None)
-    if response is not None:
-        candidates.append(getattr(response, "headers", None))
-    candidates.append(getattr(exc, "litellm_response_headers", None))
-    candidates.append(getattr(exc, "headers", None))
-    for headers in candidates:
-        if not headers:
-            continue
-        try:
-            value = headers.get("retry-after") or headers.get("Retry-After")
-        except AttributeError:
-            continue
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except (TypeError, ValueError):
-            return None
-    return None
-
-
-def _short_message(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    # LiteLLM prefixes messages with its own class path; the provider's words matter.
-    for prefix in ("litellm.", "OpenAIException - "):
-        if text.startswith(prefix):
-            text = text.split(" - ", 1)[-1] if " - " in text else text
-    return text.strip()[:500]
 
 
 def model_prices(model: str) -> tuple[float, float] | None:

@@ -1,5 +1,5 @@
 """What the chunks of a streamed answer carry: text, tool-call fragments (assembled here),
-usage, and llama.cpp's prompt-processing progress."""
+usage, and llama.cpp's prompt-processing progress; and which stream they are read from."""
 
 from __future__ import annotations
 
@@ -92,34 +92,60 @@ def cached_tokens(usage: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-class SteadyIterator:
-    """A provider stream iterated through one ``__anext__``. LiteLLM's wrapper writes
-    ``async for chunk in stream: ... return chunk`` for every chunk; on the openai SDK's
-    stream each ``async for`` starts a new async generator that is left unfinished, and
-    asyncio finalizes each one through a thread-safe wake-up of the loop and a task of
-    its own: three extra loop callbacks per chunk."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def __aiter__(self) -> SteadyIterator:
-        return self
-
-    async def __anext__(self) -> Any:
-        return await self._stream.__anext__()
-
-    async def aclose(self) -> None:
-        close = getattr(self._stream, "aclose", None) or getattr(self._stream, "close", None)
-        if close is not None:
-            result = close()
-            if hasattr(result, "__await__"):
-                await result
-
-
-def steady(wrapper: Any) -> Any:
-    """``wrapper`` (LiteLLM's stream) reading its provider stream through a SteadyIterator
-    where that stream has its own ``__anext__``; unchanged otherwise."""
+def openai_stream(wrapper: Any) -> Any | None:
+    """The openai SDK's stream under LiteLLM's, where LiteLLM reached the provider through
+    that SDK (OpenAI and the servers that speak its protocol); None otherwise. Its chunks
+    already carry what ``absorb_chunk`` reads, so reading them skips what LiteLLM adds to
+    each one (a response object of its own, copied and checked) and its rebuild of the
+    whole answer at the end: work for its logging and pricing, which we do not use, since
+    the answer is assembled here."""
     inner = getattr(wrapper, "completion_stream", None)
-    if hasattr(inner, "__anext__") and not isinstance(inner, SteadyIterator):
-        wrapper.completion_stream = SteadyIterator(inner)
-    return wrapper
+    if inner is None or not hasattr(inner, "__anext__"):
+        return None
+    from openai import AsyncStream
+
+    return inner if isinstance(inner, AsyncStream) else None
+
+
+class StreamEnd:
+    """How a stream read past LiteLLM ended, judged as LiteLLM judges it: a stream that
+    stops before any finish reason was cut; "abort" and "error" are the server's failure."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def see(self, chunk: Any) -> None:
+        for choice in getattr(chunk, "choices", None) or []:
+            reason = getattr(choice, "finish_reason", None)
+            if reason:
+                self.reason = str(reason)
+
+    def finished(self) -> bool:
+        """The model sent its finish reason: a connection lost after it loses at most the
+        usage, not the answer."""
+        return self.reason is not None
+
+    def failure(self) -> str | None:
+        """Why the finished stream is not a whole answer, or None."""
+        if self.reason is None:
+            return "the stream ended before the model finished its answer"
+        if self.reason in ("abort", "error"):
+            return f"the server ended the answer with finish_reason {self.reason}"
+        return None
+
+    def error(self, litellm, provider: str | None, model: str) -> Exception:
+        """The failure as the error LiteLLM raises for it: a cut connection (retried), or
+        the server's own failure."""
+        kind = litellm.APIConnectionError if self.reason is None else litellm.InternalServerError
+        return kind(message=self.failure(), llm_provider=provider, model=model)
+
+
+def mapped_error(litellm, exc: Exception, provider: str | None, model: str) -> Exception:
+    """An error read from the provider's stream past LiteLLM, in LiteLLM's types (which the
+    adapter classifies), as LiteLLM maps it on the streams it wraps."""
+    try:
+        mapped = litellm.exception_type(model=model, original_exception=exc,
+                                        custom_llm_provider=provider)
+    except Exception as raised:
+        return raised
+    return mapped if isinstance(mapped, Exception) else exc

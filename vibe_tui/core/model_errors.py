@@ -89,3 +89,36 @@ def root_cause(error: BaseException) -> BaseException:
         seen.add(id(root))
         root = following
     return root
+
+
+def retry_after_seconds(exc: Exception) -> float | None:
+    """The provider's Retry-After, from whichever place LiteLLM kept the headers."""
+    candidates = []
+    response = getattr(exc, "response", None)
+    if response is not None:
+        candidates.append(getattr(response, "headers", None))
+    candidates.append(getattr(exc, "litellm_response_headers", None))
+    candidates.append(getattr(exc, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def short_message(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    # LiteLLM prefixes messages with its own class path; the provider's words matter.
+    for prefix in ("litellm.", "OpenAIException - "):
+        if text.startswith(prefix):
+            text = text.split(" - ", 1)[-1] if " - " in text else text
+    return text.strip()[:500]

@@ -24,7 +24,8 @@ class Text:
     delay: float = 0.0
     usage: tuple[int, int] | None = None
     rate: float = 0.0  # deltas per second, paced against the clock; 0: as fast as possible
-    finish_reason: str = "stop"  # "length": the answer ran into max_tokens
+    # "length": the answer ran into max_tokens; None: the stream ends cleanly without one.
+    finish_reason: str | None = "stop"
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def text(
     delay: float = 0.0,
     usage: tuple[int, int] | None = None,
     rate: float = 0.0,
-    finish_reason: str = "stop",
+    finish_reason: str | None = "stop",
 ) -> Text:
     """Streamed assistant text, `chunk_size` characters per delta, `delay` s between deltas.
 

@@ -19,7 +19,7 @@ class Turn:
     usage: dict[str, int]
     chunk_size: int = 8
     delay: float = 0.0
-    finish_reason: str = "stop"
+    finish_reason: str | None = "stop"
     rate: float = 0.0
     id: str = field(default_factory=lambda: f"chatcmpl-fake-{next(_completion_ids)}")
 
