@@ -4,11 +4,13 @@ server, through LiteLLM."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import pytest
 from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
 
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
+from vibe_tui.core.model_chunks import REPEAT_CHECK_CHARS, RepeatWatch
 from vibe_tui.testing.script import cut_stream, text, tool_call, tool_calls
 
 ANSWER = "".join(f"word{n} " for n in range(400))
@@ -114,3 +116,51 @@ async def test_a_cut_mid_answer_keeps_what_came(fake_llm):
     with pytest.raises(ModelError) as cut:
         await answer_of(fake_llm)
     assert cut.value.kind == "stream_cut" and cut.value.partial.text == "The first half"
+
+
+LOOPING = "I added the function. " + "I did not read any file. I did not write any file. " * 12
+
+
+@pytest.mark.parametrize("route", ["openai", "hosted_vllm"])
+async def test_words_going_round_in_circles_end_where_the_round_began(fake_llm, route):
+    fake_llm.push(text(LOOPING, chunk_size=4), text(LOOPING, chunk_size=4))
+    model = f"{route}/{fake_llm.model.split('/', 1)[1]}"
+    settings = replace(settings_for(fake_llm, model), stop_repeats=True)
+    deltas: list[str] = []
+    watched = await stream_completion(settings, [{"role": "user", "content": "hi"}], [],
+                                      deltas.append)
+    assert watched.text == "I added the function. I did not read any file. I did not write any file. "
+    assert watched.finish_reason == "repeated"
+    assert len("".join(deltas)) < len(LOOPING) / 2  # the rest was never read
+    unwatched, _ = await answer_of(fake_llm, model)
+    assert unwatched.text == LOOPING and unwatched.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("words, kept", [
+    # Said twice, a sentence is a summary restating itself, not a loop.
+    ("The port is 8080. It is set in app.py. The port is 8080. It is set in app.py. ", None),
+    # Short sentences do not count.
+    ("Done. " * 30, None),
+    # Inside a JSON string the lines end in an escaped newline; the round began before the
+    # sentence said thrice, which the JSON around it made unique the first time.
+    ('{"action": "answer", "text": "Fixed app.py.\\nI ran the tests.\\nFixed app.py.\\n'
+     'I ran the tests.\\nFixed app.py.\\nI ran the tests.\\nFixed app.py.\\n',
+     '{"action": "answer", "text": "Fixed app.py.\\nI ran the tests.\\n'),
+    # A sentence with a dot inside (a file name) is still one sentence.
+    ("I edited a.py and b.py. I ran pytest on tests/test_a.py. " * 4,
+     "I edited a.py and b.py. I ran pytest on tests/test_a.py. "),
+])
+def test_which_words_are_cut_as_a_repeat(words, kept):
+    cut = RepeatWatch().cut([words])
+    assert (words[:cut] if cut is not None else None) == kept
+
+
+def test_the_repeat_watch_reads_again_only_after_more_text():
+    # Three sayings are whole at 75 characters; the words are read again at 80.
+    watch, parts = RepeatWatch(), []
+    for piece in "I did not read any file. " * 4:
+        parts.append(piece)
+        if (cut := watch.cut(parts)) is not None:
+            break
+    assert cut == len("I did not read any file. ")
+    assert len("".join(parts)) == REPEAT_CHECK_CHARS == 80

@@ -811,3 +811,21 @@ def test_the_task_s_list_goes_only_with_the_file_it_names(fake_llm, tmp_path: Pa
     listing = "The task asks for these changes:\n1. set a to 1\n2. set b to 2\n"
     assert listing not in user_text(fake_llm.requests[1])  # README.md
     assert listing in user_text(fake_llm.requests[3])  # app.json
+
+
+def test_an_answer_going_round_in_circles_ends_where_it_began_again(fake_llm,
+                                                                   tmp_path: Path) -> None:
+    # The 1.5B model, out of things to say, wrote "I did not ..." sentences to the cap.
+    (tmp_path / "app.py").write_text("PORT = 8080\n")
+    looping = "The repository has app.py. " + "I did not change it. I did not run it. " * 15
+    fake_llm.push(step(action="answer", text=looping))
+    session = make_session(fake_llm, tmp_path, small_model=True)
+
+    end = asyncio.run(run_turn(session, "What files are in this repository? List them."))
+
+    assert end.state == "completed"
+    [request] = fake_llm.requests
+    assert request["response_format"] == ANSWER_FORMAT
+    assert of_type(session, ev.AssistantMessage)[-1].text == (
+        "The repository has app.py. I did not change it. I did not run it.")
+    assert any("began repeating itself" in n.text for n in of_type(session, ev.Notice))

@@ -19,14 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vibe_tui.core import model_errors
-from vibe_tui.core.model_chunks import (
-    StreamEnd,
-    ToolCallAssembler,
-    absorb_chunk,
-    mapped_error,
-    openai_stream,
-    report_progress,
-)
+from vibe_tui.core.model_chunks import Reading, mapped_error, openai_stream
 
 log = logging.getLogger(__name__)
 # The longest a stream's chunks keep the event loop before the keys get a turn.
@@ -187,6 +180,9 @@ class ModelSettings:
     response_format: dict[str, Any] | None = None
     # Ask for llama.cpp's prompt-processing progress (other servers may refuse the field).
     prompt_progress: bool = False
+    # Words only: end the answer where it starts saying its sentences again (finish_reason
+    # "repeated", the text up to there).
+    stop_repeats: bool = False
 
 
 @dataclass
@@ -245,14 +241,11 @@ async def stream_completion(
         return await _remote.stream(settings, messages, tools, on_text, on_progress)
     litellm = await loaded_litellm()
     response = ModelResponse()
+    reading = Reading(response, on_text, on_progress, settings.stop_repeats)
     provider_stream = None
-    assembler = ToolCallAssembler()
-    text_parts: list[str] = []
-    started = time.monotonic()
     try:
         wrapper = await litellm.acompletion(**_request(settings, messages, tools))
         provider_stream = openai_stream(wrapper)
-        end = StreamEnd()
         try:
             held_since = time.perf_counter()
             async for chunk in provider_stream or wrapper:
@@ -261,30 +254,24 @@ async def stream_completion(
                     # answer would hold the event loop (and the keys) until it ran dry.
                     await asyncio.sleep(0)
                     held_since = time.perf_counter()
-                if on_progress is not None:
-                    report_progress(chunk, on_progress)
-                end.see(chunk)
-                absorb_chunk(chunk, response, assembler, text_parts, on_text)
-                if response.first_token_s is None and (text_parts or assembler.started):
-                    response.first_token_s = time.monotonic() - started
+                if not reading.take(chunk):
+                    break
         except Exception:
-            if provider_stream is None or not end.finished():
+            if provider_stream is None or not reading.end.finished():
                 raise
-        finally:
-            if provider_stream is not None:
-                await provider_stream.close()
-        if provider_stream is not None and end.failure():
-            raise end.error(litellm, wrapper.custom_llm_provider, settings.model)
+        finally:  # its HTTP response stays open when left early (repeats, a cancel)
+            await (wrapper.aclose() if provider_stream is None else provider_stream.close())
+        if provider_stream is not None and reading.end.failure():
+            raise reading.end.error(litellm, wrapper.custom_llm_provider, settings.model)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # every provider failure becomes a ModelError
         if provider_stream is not None:
             exc = mapped_error(litellm, exc, wrapper.custom_llm_provider, settings.model)
-        response.text = "".join(text_parts)
-        response.tool_calls = []
+        response.text = reading.text
         raise classify_error(exc, litellm, response, settings) from exc
-    response.text = "".join(text_parts)
-    response.tool_calls = assembler.calls()
+    response.text = reading.text
+    response.tool_calls = reading.assembler.calls()
     written = response.text
     if tools and not response.tool_calls and response.text:
         _calls_from_text(response, tools, run=settings.text_tool_calls)

@@ -3,7 +3,9 @@ usage, and llama.cpp's prompt-processing progress; and which stream they are rea
 
 from __future__ import annotations
 
+import re
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -92,6 +94,40 @@ def cached_tokens(usage: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
+class Reading:
+    """One answer as its chunks arrive: the text (handed on as it comes), the tool calls,
+    the usage, how the stream ended."""
+
+    def __init__(self, response: Any, on_text: Callable[[str], None],
+                 on_progress: Callable[[int, int], None] | None, stop_repeats: bool) -> None:
+        self.response = response
+        self.text_parts: list[str] = []
+        self.assembler = ToolCallAssembler()
+        self.end = StreamEnd()
+        self._on_text = on_text
+        self._on_progress = on_progress
+        self._watch = RepeatWatch() if stop_repeats else None
+        self._started = time.monotonic()
+
+    def take(self, chunk: Any) -> bool:
+        """Read one chunk; False when the words began repeating (the text ends before)."""
+        if self._on_progress is not None:
+            report_progress(chunk, self._on_progress)
+        self.end.see(chunk)
+        absorb_chunk(chunk, self.response, self.assembler, self.text_parts, self._on_text)
+        if self.response.first_token_s is None and (self.text_parts or self.assembler.started):
+            self.response.first_token_s = time.monotonic() - self._started
+        if self._watch is None or (cut := self._watch.cut(self.text_parts)) is None:
+            return True
+        self.text_parts[:] = ["".join(self.text_parts)[:cut]]
+        self.end.reason = self.response.finish_reason = "repeated"
+        return False
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+
 def openai_stream(wrapper: Any) -> Any | None:
     """The openai SDK's stream under LiteLLM's, where LiteLLM reached the provider through
     that SDK (OpenAI and the servers that speak its protocol); None otherwise. Its chunks
@@ -149,3 +185,56 @@ def mapped_error(litellm, exc: Exception, provider: str | None, model: str) -> E
     except Exception as raised:
         return raised
     return mapped if isinstance(mapped, Exception) else exc
+
+
+class RepeatWatch:
+    """Ends words that started going round in circles: a small model, out of things to
+    say, writes the same sentences again until the token cap (the 1.5B model's answers
+    did, up to a minute of it). Watched only where asked (``ModelSettings.stop_repeats``):
+    code and data may repeat a line on purpose; an answer in words does not say one
+    sentence three times."""
+
+    def __init__(self) -> None:
+        self._parts = 0  # of the streamed pieces, how many are counted in _length
+        self._length = 0
+        self._checked = 0
+
+    def cut(self, parts: list[str]) -> int | None:
+        """Where the words streamed so far (``parts``) should end: the start of the second
+        saying of the first sentence said three times; None while no sentence has been."""
+        self._length += sum(len(part) for part in parts[self._parts:])
+        self._parts = len(parts)
+        if self._length - self._checked < REPEAT_CHECK_CHARS:
+            return None
+        self._checked = self._length
+        text = "".join(parts)
+        seen: dict[str, list[int]] = {}
+        starts = [0]  # of the sentences so far
+        for stop in _SENTENCE_END.finditer(text):
+            sentence = text[starts[-1]:stop.start() + 1]
+            if len(sentence) >= REPEAT_MIN_CHARS:
+                said = seen.setdefault(sentence, [])
+                said.append(starts[-1])
+                if len(said) == 3:
+                    return _round_start(text, said[0], said[1], starts)
+            starts.append(stop.end())
+        return None
+
+
+def _round_start(text: str, first: int, second: int, starts: list[int]) -> int:
+    """Where the second round of sentences begins: a round may start before the
+    sentence seen thrice (with sentences said only twice so far, or one that the words
+    around the answer make unique the first time), so go back while the text matches
+    the round before, to the start of a sentence."""
+    round_length, begin = second - first, second
+    while begin > round_length and text[begin - 1] == text[begin - 1 - round_length]:
+        begin -= 1
+    return min(start for start in starts if start >= begin)
+
+
+# How much new text a RepeatWatch waits for before it reads the words again.
+REPEAT_CHECK_CHARS = 80
+# A sentence long enough to count: "Done." may well come three times.
+REPEAT_MIN_CHARS = 16
+# A sentence's stop and the spaces after it (``\n`` too: the words may be a JSON string).
+_SENTENCE_END = re.compile(r"[.!?](?:\s|\\n)+")

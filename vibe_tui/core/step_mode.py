@@ -158,9 +158,10 @@ class StepLoop(ChangeSteps):
             return replace(settings, max_tokens=self._rewrite.max_tokens,
                            temperature=self._rewrite.temperature or settings.temperature)
         if self._continuing is not None:  # unheld, the 1.5B model can repeat itself
-            return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS)
+            return replace(settings, max_tokens=ANSWER_REST_MAX_TOKENS, stop_repeats=True)
         held = TYPE_FORMAT if self._waiting and self._format is TERMINAL_FORMAT else self._format
-        settings = replace(settings, response_format=held, max_tokens=self._token_cap())
+        settings = replace(settings, response_format=held, max_tokens=self._token_cap(),
+                           stop_repeats=held is ANSWER_FORMAT)
         if self._sampled:
             self._sampled = False
             settings = replace(settings, temperature=RESAMPLE_TEMPERATURE)
@@ -273,6 +274,12 @@ class StepLoop(ChangeSteps):
             self.emit(ev.Notice(text=f"small-model steps: the answer reached the "
                                      f"{self._token_cap()}-token limit of a step"))
             return Step("answer", {"text": self._answer.sent})
+        if response.finish_reason == "repeated":
+            words = AnswerStream()
+            words.feed(response.text)  # the answer up to where it began saying it again
+            self.emit(ev.Notice(text="small-model steps: the answer began repeating itself; "
+                                     "it ends where the repeat began"))
+            return Step("answer", {"text": words.sent.rstrip() or self._answer.sent})
         step = parse_step(response.text)
         if isinstance(step, Step) and step.action == "answer" and cut_short(
                 response.text, step.args["text"]):
