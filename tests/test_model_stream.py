@@ -11,7 +11,7 @@ from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
 
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
 from vibe_tui.core.model_chunks import REPEAT_CHECK_CHARS, RepeatWatch
-from vibe_tui.testing.script import cut_stream, text, tool_call, tool_calls
+from vibe_tui.testing.script import cut_stream, error_mid_stream, text, tool_call, tool_calls
 
 ANSWER = "".join(f"word{n} " for n in range(400))
 
@@ -116,6 +116,17 @@ async def test_a_cut_mid_answer_keeps_what_came(fake_llm):
     with pytest.raises(ModelError) as cut:
         await answer_of(fake_llm)
     assert cut.value.kind == "stream_cut" and cut.value.partial.text == "The first half"
+
+
+@pytest.mark.parametrize("route", ["openai", "hosted_vllm"])
+async def test_an_error_event_mid_answer_is_the_servers_error(fake_llm, route):
+    fake_llm.push(error_mid_stream("The first half", "the model crashed while generating"))
+    model = f"{route}/{fake_llm.model.split('/', 1)[1]}"
+    with pytest.raises(ModelError) as failed:
+        await answer_of(fake_llm, model)
+    assert failed.value.partial.text == "The first half"
+    assert "the model crashed while generating" in failed.value.message
+    assert failed.value.kind == "stream_cut"  # what came is kept, as for a cut
 
 
 LOOPING = "I added the function. " + "I did not read any file. I did not write any file. " * 12

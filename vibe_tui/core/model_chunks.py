@@ -3,11 +3,21 @@ usage, and llama.cpp's prompt-processing progress; and which stream they are rea
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any
+
+
+def field(value: Any, name: str) -> Any:
+    """``name`` of a chunk or a part of one: a dict where the chunk was read from the
+    server's events here, an object where LiteLLM made it."""
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
 
 
 class ToolCallAssembler:
@@ -21,20 +31,20 @@ class ToolCallAssembler:
         return bool(self._calls)
 
     def add(self, delta: Any) -> None:
-        index = getattr(delta, "index", None)
+        index = field(delta, "index")
         if index is None:
             index = len(self._calls)
         call = self._calls.setdefault(
             index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
         )
-        if getattr(delta, "id", None):
-            call["id"] = delta.id
-        function = getattr(delta, "function", None)
+        if call_id := field(delta, "id"):
+            call["id"] = call_id
+        function = field(delta, "function")
         if function is not None:
-            if getattr(function, "name", None):
-                call["function"]["name"] = function.name
-            if getattr(function, "arguments", None):
-                call["function"]["arguments"] += function.arguments
+            if name := field(function, "name"):
+                call["function"]["name"] = name
+            if arguments := field(function, "arguments"):
+                call["function"]["arguments"] += arguments
 
     def calls(self) -> list[dict[str, Any]]:
         result = []
@@ -51,8 +61,8 @@ class ToolCallAssembler:
 def report_progress(chunk: Any, on_progress: Callable[[int, int], None]) -> None:
     """llama.cpp's ``prompt_progress`` (total, cache, processed), kept by LiteLLM as an
     extra field of the chunk."""
-    progress = getattr(chunk, "prompt_progress", None)
-    if progress is None:
+    progress = field(chunk, "prompt_progress")
+    if progress is None and not isinstance(chunk, dict):
         progress = (getattr(chunk, "model_extra", None) or {}).get("prompt_progress")
     if not isinstance(progress, dict):
         return
@@ -66,31 +76,31 @@ def report_progress(chunk: Any, on_progress: Callable[[int, int], None]) -> None
 
 
 def absorb_chunk(chunk, response, assembler, text_parts, on_text) -> None:
-    usage = getattr(chunk, "usage", None)
+    usage = field(chunk, "usage")
     if usage:
-        response.prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-        response.completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        response.prompt_tokens = field(usage, "prompt_tokens") or 0
+        response.completion_tokens = field(usage, "completion_tokens") or 0
         response.cached_tokens = cached_tokens(usage)
-    for choice in getattr(chunk, "choices", None) or []:
-        delta = getattr(choice, "delta", None)
+    for choice in field(chunk, "choices") or []:
+        delta = field(choice, "delta")
         if delta is not None:
-            content = getattr(delta, "content", None)
+            content = field(delta, "content")
             if content:
                 text_parts.append(content)
                 on_text(content)
-            for call_delta in getattr(delta, "tool_calls", None) or []:
+            for call_delta in field(delta, "tool_calls") or []:
                 assembler.add(call_delta)
-        if getattr(choice, "finish_reason", None):
-            response.finish_reason = choice.finish_reason
+        if finish_reason := field(choice, "finish_reason"):
+            response.finish_reason = finish_reason
 
 
 def cached_tokens(usage: Any) -> int:
     """Prompt tokens read from the provider's cache: OpenAI reports them in
     ``prompt_tokens_details``, Anthropic (through LiteLLM) as ``cache_read_input_tokens``."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    value = getattr(details, "cached_tokens", None) if details is not None else None
+    details = field(usage, "prompt_tokens_details")
+    value = field(details, "cached_tokens") if details is not None else None
     if not value:
-        value = getattr(usage, "cache_read_input_tokens", None)
+        value = field(usage, "cache_read_input_tokens")
     return value if isinstance(value, int) else 0
 
 
@@ -128,19 +138,97 @@ class Reading:
         return "".join(self.text_parts)
 
 
-def openai_stream(wrapper: Any) -> Any | None:
-    """The openai SDK's stream under LiteLLM's, where LiteLLM reached the provider through
-    that SDK (OpenAI and the servers that speak its protocol); None otherwise. Its chunks
-    already carry what ``absorb_chunk`` reads, so reading them skips what LiteLLM adds to
-    each one (a response object of its own, copied and checked) and its rebuild of the
-    whole answer at the end: work for its logging and pricing, which we do not use, since
-    the answer is assembled here."""
+def openai_stream(wrapper: Any) -> ServerEvents | None:
+    """The events of the response under LiteLLM's stream, where LiteLLM reached the
+    provider through the openai SDK (OpenAI and the servers that speak its protocol); None
+    otherwise. Reading them skips what LiteLLM adds to each chunk (a response object of its
+    own, copied and checked), its rebuild of the whole answer at the end, and the SDK's
+    typed object per chunk: four fifths of the stream's CPU, for logging, pricing and
+    types we do not use, since the answer is assembled here."""
     inner = getattr(wrapper, "completion_stream", None)
     if inner is None or not hasattr(inner, "__anext__"):
         return None
     from openai import AsyncStream
 
-    return inner if isinstance(inner, AsyncStream) else None
+    return ServerEvents(inner) if isinstance(inner, AsyncStream) else None
+
+
+class ServerEvents:
+    """The chunks of an OpenAI-protocol stream as the dicts its events carry. Failures are
+    the openai SDK's errors, as its own reading raises them: an error event, a timeout, a
+    lost connection."""
+
+    def __init__(self, sdk_stream: Any) -> None:
+        self._sdk_stream = sdk_stream
+        self._response = sdk_stream.response
+        self._chunks = self._read()
+
+    def __aiter__(self) -> Any:
+        return self._chunks
+
+    async def close(self) -> None:
+        await self._chunks.aclose()
+        await self._sdk_stream.close()
+
+    async def _read(self) -> Any:
+        import openai
+
+        events = _event_data(self._response.aiter_lines())
+        try:
+            async for data in events:
+                if data.startswith("[DONE]"):
+                    await _drain(events)
+                    return
+                chunk = json.loads(data)
+                if not isinstance(chunk, dict):
+                    continue
+                if chunk.get("error"):
+                    raise openai.APIError(message=_error_message(chunk["error"]),
+                                          request=self._response.request, body=chunk["error"])
+                yield chunk
+        except (openai.APIError, asyncio.CancelledError, GeneratorExit):
+            raise
+        except ValueError as exc:
+            raise openai.APIError(message=f"the server sent an event that is not JSON: {exc}",
+                                  request=self._response.request, body=None) from exc
+        except Exception as exc:
+            kind = openai.APITimeoutError if _is_timeout(exc) else openai.APIConnectionError
+            raise kind(request=self._response.request) from exc
+
+
+async def _event_data(lines: Any) -> Any:
+    """The data of each server-sent event (its ``data:`` lines joined), in order."""
+    data: list[str] = []
+    async for line in lines:
+        if line.startswith("data:"):
+            data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif not line and data:
+            yield "\n".join(data)
+            data = []
+    if data:
+        yield "\n".join(data)
+
+
+async def _drain(events: Any) -> None:
+    """Read what follows the end of the answer, briefly: a response read to its end lets
+    its connection serve the next request (no new TLS handshake with a hosted provider)."""
+    try:
+        async with asyncio.timeout(DRAIN_S):
+            async for _ in events:
+                pass
+    except Exception:  # the answer is whole; what follows it cannot fail it
+        pass
+
+
+def _error_message(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    return message if isinstance(message, str) and message else "the server failed mid-answer"
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """httpx's read timeout, from whichever httpx the openai client was given."""
+    return isinstance(exc, TimeoutError) or any(
+        kind.__name__ == "TimeoutException" for kind in type(exc).__mro__)
 
 
 class StreamEnd:
@@ -151,8 +239,8 @@ class StreamEnd:
         self.reason: str | None = None
 
     def see(self, chunk: Any) -> None:
-        for choice in getattr(chunk, "choices", None) or []:
-            reason = getattr(choice, "finish_reason", None)
+        for choice in field(chunk, "choices") or []:
+            reason = field(choice, "finish_reason")
             if reason:
                 self.reason = str(reason)
 
@@ -232,6 +320,8 @@ def _round_start(text: str, first: int, second: int, starts: list[int]) -> int:
     return min(start for start in starts if start >= begin)
 
 
+# How long the rest of a response is read after its end, for its connection's sake.
+DRAIN_S = 0.1
 # How much new text a RepeatWatch waits for before it reads the words again.
 REPEAT_CHECK_CHARS = 80
 # A sentence long enough to count: "Done." may well come three times.

@@ -119,10 +119,12 @@ class _Handler(BaseHTTPRequestHandler):
         progress = []
         if body.get("return_progress"):
             progress = list(chunks.progress_chunks(len(json.dumps(body.get("messages"))) // 4))
-        self._stream(chunks, include_usage, cut=isinstance(response, CutStream), progress=progress)
+        cut = isinstance(response, CutStream)
+        self._stream(chunks, include_usage, cut=cut, progress=progress,
+                     failure=response.error if cut else None)
 
     def _stream(self, chunks: Chunks, include_usage: bool, *, cut: bool,
-                progress: list[dict[str, Any]] | None = None) -> None:
+                progress: list[dict[str, Any]] | None = None, failure: str | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -132,6 +134,11 @@ class _Handler(BaseHTTPRequestHandler):
         if cut:
             # Role + content only: no finish chunk, no [DONE], no terminating HTTP chunk.
             self._send_events(events[:-1], chunks.turn)
+            if failure is not None:
+                error = {"code": 500, "message": failure, "type": "server_error"}
+                self._write_chunk(b"data: " + json.dumps({"error": error}).encode() + b"\n\n")
+                self._write_chunk(b"data: [DONE]\n\n")
+                self._write_chunk(b"")
             return
         if include_usage:
             events.append(chunks.usage_chunk())

@@ -55,6 +55,7 @@ class Error:
 class CutStream:
     content: str
     chunk_size: int = 8
+    error: str | None = None  # sent as an error event before a clean end, not a cut
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,12 @@ def error(status: int, message: str | None = None, *, retry_after: float | None 
 def cut_stream(content: str) -> CutStream:
     """Start streaming `content`, then drop the connection without finish chunk or [DONE]."""
     return CutStream(content)
+
+
+def error_mid_stream(content: str, message: str) -> CutStream:
+    """Start streaming `content`, then send an error event and end the stream cleanly, as
+    llama.cpp's server does when generation fails after the answer began."""
+    return CutStream(content, error=message)
 
 
 def hold(response: Response) -> Hold:
