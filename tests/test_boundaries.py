@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+from vibe_tui.cli import SCREEN_FPS
 
 VIEW_MODULES = ("textual", "rich", "starlette", "uvicorn")
 
@@ -31,3 +34,19 @@ def test_litellm_is_not_imported_until_a_model_is_called():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_screen_rate_is_set_before_textual_reads_it():
+    # Textual reads TEXTUAL_FPS once, when imported: anything that imported it before the
+    # TUI starts (the CLI, opening a session) would leave the screen at 60 frames a second.
+    code = (
+        "import vibe_tui.cli, vibe_tui.core.session, vibe_tui.core.store\n"
+        "import vibe_tui.config.trusted_folders\n"
+        "vibe_tui.cli.set_screen_rate()\n"
+        "import textual.screen\n"
+        "print(round(1 / textual.screen.UPDATE_PERIOD))\n"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "TEXTUAL_FPS"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, env=env)
+    assert int(result.stdout) == SCREEN_FPS > 60

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 DEFAULT_WEB_PORT = 8765  # vibe_tui.web.server.DEFAULT_PORT, without importing starlette
 # Before the local model's error: it was only the fallback.
 NO_MODEL_FAILURE = "no model configured and the local model failed: "
+# The most frames a second the screen is painted (see set_screen_rate).
+SCREEN_FPS = 240
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,9 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     except (LookupError, ValueError, OSError) as exc:
         print(f"vibe-tui: {exc}", file=sys.stderr)
         return 2
+    set_screen_rate()
     from vibe_tui.app import run_tui
 
     return run_tui(session, args.port if args.web else None)
+
+
+def set_screen_rate() -> None:
+    """Textual paints a changed screen at most ``TEXTUAL_FPS`` times a second (60 unless
+    set): a key typed just after a frame waited up to 17 ms for the next one. Frames are
+    painted only when something changed, so a higher cap costs nothing while the screen is
+    still. Read once, when Textual is imported: this must come first."""
+    os.environ.setdefault("TEXTUAL_FPS", str(SCREEN_FPS))
 
 
 async def _headless(args: argparse.Namespace, config: Config) -> int:
