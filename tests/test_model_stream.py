@@ -10,7 +10,7 @@ import pytest
 from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
 
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
-from vibe_tui.core.model_chunks import REPEAT_CHECK_CHARS, RepeatWatch
+from vibe_tui.core.model_chunks import REPEAT_CHECK_CHARS, RepeatWatch, event_data
 from vibe_tui.testing.script import cut_stream, error_mid_stream, text, tool_call, tool_calls
 
 ANSWER = "".join(f"word{n} " for n in range(400))
@@ -175,3 +175,25 @@ def test_the_repeat_watch_reads_again_only_after_more_text():
             break
     assert cut == len("I did not read any file. ")
     assert len("".join(parts)) == REPEAT_CHECK_CHARS == 80
+
+
+@pytest.mark.parametrize("route", ["openai", "hosted_vllm"])
+async def test_a_stream_that_stalls_past_the_timeout_keeps_what_came(fake_llm, route):
+    fake_llm.push(text("the first words", chunk_size=100, delay=2.0))  # then a long pause
+    settings = replace(settings_for(fake_llm, f"{route}/{fake_llm.model.split('/', 1)[1]}"),
+                       timeout_s=0.5)
+    with pytest.raises(ModelError) as stalled:
+        await stream_completion(settings, [{"role": "user", "content": "hi"}], [],
+                                lambda _: None)
+    assert stalled.value.kind == "stream_cut" and "timed out" in stalled.value.message
+    assert stalled.value.partial.text == "the first words"
+
+
+async def test_server_sent_events_are_read_as_the_protocol_says():
+    async def lines():
+        for line in [": a comment", "event: message", 'data: {"a":', 'data:1}', "", "",
+                     "id: 7", "data: [DONE]", "", "data: no blank line after it"]:
+            yield line
+
+    assert [data async for data in event_data(lines())] == [
+        '{"a":\n1}', "[DONE]", "no blank line after it"]

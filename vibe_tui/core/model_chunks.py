@@ -173,7 +173,7 @@ class ServerEvents:
     async def _read(self) -> Any:
         import openai
 
-        events = _event_data(self._response.aiter_lines())
+        events = event_data(self._response.aiter_lines())
         try:
             async for data in events:
                 if data.startswith("[DONE]"):
@@ -196,7 +196,7 @@ class ServerEvents:
             raise kind(request=self._response.request) from exc
 
 
-async def _event_data(lines: Any) -> Any:
+async def event_data(lines: Any) -> Any:
     """The data of each server-sent event (its ``data:`` lines joined), in order."""
     data: list[str] = []
     async for line in lines:
