@@ -73,6 +73,29 @@ async def test_a_streaming_answer_grows_on_screen_a_few_rows_at_a_time(fake_llm,
     assert any(height > text_rows for height, text_rows in heights), heights  # blank rows
 
 
+async def test_an_answer_that_grows_is_laid_out_once_and_followed(fake_llm, tmp_path):
+    """Textual's layout sets each widget's size, and a size that changed asked for
+    another layout of the whole screen: every row an answer grew cost two."""
+    fake_llm.push(text("\n\n".join(f"Paragraph {n}." for n in range(1, 40))))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write paragraphs")
+        await wait_turns_ended(pilot, app.session)
+        pane = app.conversation
+        await wait_for(pilot, lambda: "Paragraph 39." in screen_text(app)
+                       and pane.scroll_y == pane.max_scroll_y > 0, what="the answer's end")
+        await pilot.pause(0.2)
+        layouts = []
+        lay_out = app.screen._refresh_layout
+        app.screen._refresh_layout = lambda *args, **kwargs: (
+            layouts.append(args), lay_out(*args, **kwargs))
+        await answers(app)[-1].append("\n\nOne more paragraph.\n\nAnd the last one.")
+        await wait_for(pilot, lambda: "And the last one." in screen_text(app)
+                       and pane.scroll_y == pane.max_scroll_y, what="the new rows followed")
+        await pilot.pause(0.2)  # time for a second layout, were one asked for
+    assert len(layouts) == 1, layouts
+
+
 class OneAnswer(App):
     def __init__(self, view: AnswerView) -> None:
         super().__init__()

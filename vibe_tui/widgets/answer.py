@@ -28,6 +28,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from vibe_tui.safe_text import safe
+from vibe_tui.widgets.sizes import laid_out_size
 
 if TYPE_CHECKING:
     from textual.app import RenderResult
@@ -138,6 +139,8 @@ def split_parts(markdown: str) -> list[str]:
 class AnswerPart(Widget):
     """A run of Markdown blocks, drawn by Rich."""
 
+    virtual_size = laid_out_size()
+
     DEFAULT_CSS = """
     AnswerPart {
         height: auto;
@@ -208,6 +211,8 @@ class _DrawnOnce:
 
 class AnswerView(Widget):
     """An answer; its ``source`` is the Markdown shown so far."""
+
+    virtual_size = laid_out_size()
 
     DEFAULT_CSS = """
     AnswerView {

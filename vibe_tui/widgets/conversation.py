@@ -22,6 +22,7 @@ from textual.widgets import Static
 from vibe_tui.core import events as ev
 from vibe_tui.core.hook_lines import hook_line, worth_a_line
 from vibe_tui.safe_text import safe
+from vibe_tui.widgets.sizes import laid_out_size
 from vibe_tui.widgets.timeline_item import ToolCallItem
 
 if TYPE_CHECKING:
@@ -66,12 +67,15 @@ class Entry(Static):
 class EntryGroup(Vertical):
     """The entries of one turn (or of the commands between two turns)."""
 
+    virtual_size = laid_out_size()
+
     DEFAULT_CSS = """
     EntryGroup { height: auto; }
     """
 
 
 class Conversation(VerticalScroll):
+    virtual_size = laid_out_size()
     DEFAULT_CSS = """
     Conversation {
         height: 1fr;
