@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import io
 
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.segment import Segment
 from textual.app import App
 
 from app_helpers import (  # noqa: F401 - fixtures
@@ -23,7 +27,7 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.testing.script import error, hold, text, tool_call, tool_calls
-from vibe_tui.widgets.answer import GROW_ROWS, AnswerPart, AnswerView, EscapeCarry
+from vibe_tui.widgets.answer import CODE_THEME, GROW_ROWS, AnswerPart, AnswerView, EscapeCarry
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
 
@@ -96,6 +100,27 @@ async def test_an_answer_that_grows_is_laid_out_once_and_followed(fake_llm, tmp_
     assert len(layouts) == 1, layouts
 
 
+async def test_after_a_resize_the_answer_is_drawn_as_at_that_size(fake_llm, tmp_path):
+    # One layout per change (above) must still give every widget its size at once: the
+    # answer's rows depend on the width the layout gives them.
+    answer = "\n\n".join(f"Paragraph {n}: " + "words that wrap " * 6 for n in range(1, 12))
+    fake_llm.push(text(answer), text(answer))
+    resized, fresh = make_app(fake_llm, tmp_path), make_app(fake_llm, tmp_path)
+    async with resized.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write")
+        await wait_turns_ended(pilot, resized.session)
+        await wait_for(pilot, lambda: "Paragraph 11:" in screen_text(resized), what="answer")
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause(0.3)
+        shown = screen_text(resized)
+    async with fresh.run_test(size=(70, 30)) as pilot:
+        await submit(pilot, "write")
+        await wait_turns_ended(pilot, fresh.session)
+        await wait_for(pilot, lambda: "Paragraph 11:" in screen_text(fresh), what="answer")
+        await pilot.pause(0.3)
+        assert shown.splitlines()[-20:] == screen_text(fresh).splitlines()[-20:]
+
+
 class OneAnswer(App):
     def __init__(self, view: AnswerView) -> None:
         super().__init__()
@@ -124,6 +149,29 @@ async def test_each_flush_of_a_streaming_answer_shows_what_the_text_so_far_shows
             await pilot.pause()
             assert frame == screen_text(whole), f"after {count} flushes"
     assert "Title" in frames[-1] and "more of b" in frames[-1]
+
+
+BLOCKS = ["Some words about step {n}.", "## Step {n}", "- keeps step {n} pure\n- tested",
+          "1. first of {n}\n2. second", "```python\nx = {n}\n```", "> quoted {n}",
+          "| a | b |\n|---|---|\n| {n} | 2 |", "---", "Words again, {n}."]
+
+
+def test_an_answer_in_parts_is_drawn_as_rich_draws_it_whole():
+    """Rich puts a blank line (or two, or none) between two blocks by what they are; a
+    part drawn alone had lost that line at its start (a blank line missing every 800
+    characters of a long answer)."""
+    text = "\n\n".join(block.format(n=n) for n in range(40) for block in BLOCKS) + "\n"
+    console = Console(width=80, color_system=None, file=io.StringIO())
+    parts = list(AnswerView(text).compose())
+    drawn = [line for part in parts for line in part.lines_for(console, console.options)]
+    whole = console.render_lines(Markdown(text, code_theme=CODE_THEME), console.options,
+                                 pad=False)
+    assert len(parts) > 5
+    assert [text_of(line) for line in drawn] == [text_of(line) for line in whole]
+
+
+def text_of(line: list[Segment]) -> str:
+    return "".join(segment.text for segment in line).rstrip()
 
 
 async def test_escape_sequences_are_neutralised_on_screen(fake_llm, tmp_path):

@@ -137,7 +137,10 @@ def split_parts(markdown: str) -> list[str]:
 
 
 class AnswerPart(Widget):
-    """A run of Markdown blocks, drawn by Rich."""
+    """A run of Markdown blocks, drawn by Rich as they are drawn in the whole answer:
+    the space Rich puts between two blocks (and a list's numbering) depends on the block
+    before, so a part is drawn after the last block of the part before it (its
+    ``context``), and the context's own lines are left out."""
 
     virtual_size = laid_out_size()
 
@@ -147,11 +150,13 @@ class AnswerPart(Widget):
     }
     """
 
-    def __init__(self, markdown: str, growing: bool = False) -> None:
+    def __init__(self, markdown: str, growing: bool = False, context: str = "") -> None:
         super().__init__()
         self.markdown = markdown
         self.growing = growing  # the streaming tail: blank rows below its text
-        self._drawn: tuple[tuple[str, int], list[list[Segment]]] | None = None
+        self.context = context
+        self._drawn: tuple[tuple[str, str, int], list[list[Segment]]] | None = None
+        self._context_rows: tuple[tuple[str, int], int] | None = None
 
     def rows(self, lines: int) -> int:
         """The rows ``lines`` of text take: while growing, up to a whole GROW_ROWS."""
@@ -164,11 +169,19 @@ class AnswerPart(Widget):
         """The Markdown drawn at this width, drawn once: Textual renders a widget to
         measure its height and again to paint it, and drawing Markdown (its code blocks
         highlighted) is most of what a flush costs."""
-        key = (self.markdown, options.max_width)
+        key = (self.context, self.markdown, options.max_width)
         if self._drawn is None or self._drawn[0] != key:
-            markdown = Markdown(self.markdown, code_theme=CODE_THEME)
-            self._drawn = key, console.render_lines(markdown, options, pad=False)
+            lines = _draw(console, options, self.context + self.markdown)
+            self._drawn = key, lines[self._rows_of_context(console, options):]
         return self._drawn[1]
+
+    def _rows_of_context(self, console: Console, options: ConsoleOptions) -> int:
+        """The rows the context takes drawn alone (kept: the tail is drawn at each flush)."""
+        key = (self.context, options.max_width)
+        if self._context_rows is None or self._context_rows[0] != key:
+            rows = len(_draw(console, options, self.context)) if self.context else 0
+            self._context_rows = key, rows
+        return self._context_rows[1]
 
     def set_markdown(self, markdown: str) -> None:
         if markdown == self.markdown:
@@ -177,7 +190,7 @@ class AnswerPart(Widget):
         if drawn is not None and self.is_attached:
             # A layout re-arranges the whole screen; most flushes only lengthen the last
             # line, and then a repaint of this part is enough.
-            (_, width), lines = drawn
+            (_, _, width), lines = drawn
             console = self.app.console
             now = self.lines_for(console, console.options.update_width(width))
             if self.rows(len(now)) == self.rows(len(lines)):
@@ -191,6 +204,15 @@ class AnswerPart(Widget):
             self.growing = False
             if self.is_attached:
                 self.refresh(layout=True)
+
+
+def _draw(console: Console, options: ConsoleOptions, markdown: str) -> list[list[Segment]]:
+    return console.render_lines(Markdown(markdown, code_theme=CODE_THEME), options, pad=False)
+
+
+def last_block(markdown: str) -> str:
+    """The last Markdown block of a part (a part ends where a block does)."""
+    return markdown[finished_length(markdown):]
 
 
 class _DrawnOnce:
@@ -228,11 +250,14 @@ class AnswerView(Widget):
         super().__init__()
         self.source = markdown
         *self._parts, tail = split_parts(markdown)
-        self._tail = AnswerPart(tail, growing=streaming)
+        context = last_block(self._parts[-1]) if self._parts else ""
+        self._tail = AnswerPart(tail, growing=streaming, context=context)
 
     def compose(self):
+        context = ""
         for part in self._parts:
-            yield AnswerPart(part)
+            yield AnswerPart(part, context=context)
+            context = last_block(part)
         yield self._tail
 
     async def append(self, text: str) -> None:
@@ -242,7 +267,9 @@ class AnswerView(Widget):
         tail = self._tail.markdown + text
         done = finished_length(tail) if len(tail) > PART_CHARS else 0
         if done:
-            await self.mount(AnswerPart(tail[:done]), before=self._tail)
+            await self.mount(AnswerPart(tail[:done], context=self._tail.context),
+                             before=self._tail)
+            self._tail.context = last_block(tail[:done])
             tail = tail[done:]
         self._tail.set_markdown(tail)
 
