@@ -211,8 +211,12 @@ def _draw(console: Console, options: ConsoleOptions, markdown: str) -> list[list
 
 
 def last_block(markdown: str) -> str:
-    """The last Markdown block of a part (a part ends where a block does)."""
-    return markdown[finished_length(markdown):]
+    """The last Markdown block of a part (a part ends where a block does), to draw the
+    next part after. Of a code block only its fences: what follows a code block does not
+    depend on its lines, which need not be highlighted again at every flush of the tail."""
+    block = markdown[finished_length(markdown):]
+    fence = _FENCE.match(block)
+    return f"{fence.group(1)}\n{fence.group(1)}\n\n" if fence else block
 
 
 class _DrawnOnce:
