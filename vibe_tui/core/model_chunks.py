@@ -186,7 +186,7 @@ class ServerEvents:
                     raise openai.APIError(message=_error_message(chunk["error"]),
                                           request=self._response.request, body=chunk["error"])
                 yield chunk
-        except (openai.APIError, asyncio.CancelledError, GeneratorExit):
+        except openai.APIError:
             raise
         except ValueError as exc:
             raise openai.APIError(message=f"the server sent an event that is not JSON: {exc}",
