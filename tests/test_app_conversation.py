@@ -100,6 +100,24 @@ async def test_an_answer_that_grows_is_laid_out_once_and_followed(fake_llm, tmp_
     assert len(layouts) == 1, layouts
 
 
+async def test_a_new_line_in_the_conversation_is_laid_out_once(fake_llm, tmp_path):
+    # The same for a widget mounted into the pane: its size went from nothing to its rows.
+    fake_llm.push(text("Done."))
+    app = make_app(fake_llm, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_turns_ended(pilot, app.session)
+        await pilot.pause(0.2)
+        layouts = []
+        lay_out = app.screen._refresh_layout
+        app.screen._refresh_layout = lambda *args, **kwargs: (
+            layouts.append(args), lay_out(*args, **kwargs))
+        app.session.emit(ev.Notice(text="a notice of two lines\nthe second"))
+        await wait_for(pilot, lambda: "the second" in screen_text(app), what="the notice")
+        await pilot.pause(0.2)
+    assert len(layouts) == 1, layouts
+
+
 async def test_after_a_resize_the_answer_is_drawn_as_at_that_size(fake_llm, tmp_path):
     # One layout per change (above) must still give every widget its size at once: the
     # answer's rows depend on the width the layout gives them.

@@ -46,6 +46,8 @@ WELCOME = "vibe-tui · type a task and press Enter · / for commands · @ to men
 class Entry(Static):
     """A line of the conversation that is not Markdown: prompts, notices, errors."""
 
+    virtual_size = laid_out_size()
+
     DEFAULT_CSS = """
     Entry {
         height: auto;

@@ -5,9 +5,10 @@ and the layout itself sets it: every layout that changed a size was followed by 
 layout of the whole screen, which found nothing to move but was paid for like the first
 (arranging the pane and painting it whole). A streaming answer changes the sizes of its
 part, its view, its turn and the pane at every row it grows, so half the frames of a
-streamed answer were those second layouts (figures in bench/README.md). Widgets whose
-size only follows their content use this instead: the size is kept and repainted, and
-the layout that set it stands.
+streamed answer were those second layouts (figures in bench/README.md); a line mounted
+in the conversation, or a tool call's line that changes, cost two as well. Widgets whose
+size only follows their content use this instead: the size is kept, and the layout that
+set it (which painted what moved) stands.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from vibe_tui.core import events as ev
 from vibe_tui.core.plan import plan_of
 from vibe_tui.safe_text import safe, safe_name
+from vibe_tui.widgets.sizes import laid_out_size
 from vibe_tui.widgets.tool_kinds import EDIT_TOOLS, TERMINAL_TOOL
 
 if TYPE_CHECKING:
@@ -90,6 +91,8 @@ class ToolCallItem(Static):
     """A single widget while collapsed (a long session holds hundreds of these, and
     Textual's layout visits every mounted widget). Expanding mounts the output, or the
     diff, as the next entry of the conversation, and collapsing removes it."""
+
+    virtual_size = laid_out_size()
 
     # Not scoped: the expanded output is a sibling of the item, not a child.
     SCOPED_CSS = False
