@@ -77,6 +77,15 @@ async def test_a_streaming_answer_grows_on_screen_a_few_rows_at_a_time(fake_llm,
     assert any(height > text_rows for height, text_rows in heights), heights  # blank rows
 
 
+def counting_layouts(app) -> list[tuple]:
+    """Each layout of the app's screen from now on, as it happens."""
+    layouts: list[tuple] = []
+    lay_out = app.screen._refresh_layout
+    app.screen._refresh_layout = lambda *args, **kwargs: (
+        layouts.append(args), lay_out(*args, **kwargs))
+    return layouts
+
+
 async def test_an_answer_that_grows_is_laid_out_once_and_followed(fake_llm, tmp_path):
     """Textual's layout sets each widget's size, and a size that changed asked for
     another layout of the whole screen: every row an answer grew cost two."""
@@ -89,10 +98,7 @@ async def test_an_answer_that_grows_is_laid_out_once_and_followed(fake_llm, tmp_
         await wait_for(pilot, lambda: "Paragraph 39." in screen_text(app)
                        and pane.scroll_y == pane.max_scroll_y > 0, what="the answer's end")
         await pilot.pause(0.2)
-        layouts = []
-        lay_out = app.screen._refresh_layout
-        app.screen._refresh_layout = lambda *args, **kwargs: (
-            layouts.append(args), lay_out(*args, **kwargs))
+        layouts = counting_layouts(app)
         await answers(app)[-1].append("\n\nOne more paragraph.\n\nAnd the last one.")
         await wait_for(pilot, lambda: "And the last one." in screen_text(app)
                        and pane.scroll_y == pane.max_scroll_y, what="the new rows followed")
@@ -108,10 +114,7 @@ async def test_a_new_line_in_the_conversation_is_laid_out_once(fake_llm, tmp_pat
         await submit(pilot, "go")
         await wait_turns_ended(pilot, app.session)
         await pilot.pause(0.2)
-        layouts = []
-        lay_out = app.screen._refresh_layout
-        app.screen._refresh_layout = lambda *args, **kwargs: (
-            layouts.append(args), lay_out(*args, **kwargs))
+        layouts = counting_layouts(app)
         app.session.emit(ev.Notice(text="a notice of two lines\nthe second"))
         await wait_for(pilot, lambda: "the second" in screen_text(app), what="the notice")
         await pilot.pause(0.2)
