@@ -96,8 +96,26 @@ def markdown_answer(kind: str) -> str:
     return text
 
 
-FAST, SLOW = "bench-fast", "bench-slow"
-PROMPTS = {FAST: "Explain the plan (bench-fast)", SLOW: "Explain the plan again (bench-slow)"}
+def code_answer(kind: str) -> str:
+    """About ANSWER_TOKENS tokens of one Python code block (a whole module, as an agent
+    shows a file it wrote), between begin and end markers outside the block."""
+    lines = ['"""Scaled sums of the values, one function a step."""', "", "import math", ""]
+    n = 0
+    while sum(len(line) + 1 for line in lines) < ANSWER_TOKENS * CHARS_PER_TOKEN - 200:
+        n += 1
+        lines += ["", f"def step_{n}(values: list[int], scale: int = {n}) -> dict[str, float]:",
+                  f'    """Step {n}: the scaled total and its square root."""',
+                  "    total = sum(value * scale for value in values)",
+                  f"    return {{'total': total, 'root': math.sqrt(abs(total)), 'step': {n}}}"]
+    body = "\n".join(lines)
+    text = f"{kind} begin: the whole module.\n\n```python\n{body}\n```\n\nThat is all. {kind} finis 7731.\n"
+    assert KEY not in text.lower(), "the typed key must never be in the answer"
+    return text
+
+
+FAST, SLOW, CODE = "bench-fast", "bench-slow", "bench-code"
+PROMPTS = {FAST: "Explain the plan (bench-fast)", SLOW: "Explain the plan again (bench-slow)",
+           CODE: "Show the module (bench-code)"}
 
 
 def end_marker(kind: str) -> str:
@@ -120,13 +138,15 @@ def serve() -> None:
     from vibe_tui.testing.script import text
 
     answers = {kind: markdown_answer(kind) for kind in (FAST, SLOW)}
+    answers[CODE] = code_answer(CODE)
 
     def respond(body: dict):
         asked = last_user_text(body)
         if FAST in asked:
             return text(answers[FAST], chunk_size=CHARS_PER_TOKEN)
-        if SLOW in asked:
-            return text(answers[SLOW], chunk_size=CHARS_PER_TOKEN, rate=SLOW_RATE)
+        for kind in (SLOW, CODE):
+            if kind in asked:
+                return text(answers[kind], chunk_size=CHARS_PER_TOKEN, rate=SLOW_RATE)
         return text("ok")  # titles, summaries and anything else an agent asks on the side
 
     llm = FakeLLM(responder=respond).start()
@@ -475,7 +495,7 @@ def echo_latencies(term: Terminal, done: Callable[[list[str]], bool]) -> list[fl
     return samples
 
 
-def one_run(peer: Peer, base_url: str) -> dict[str, float]:
+def one_run(peer: Peer, base_url: str, code: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix=f"bench-{peer.name}-") as folder:
         place = Place(Path(folder) / "repo", Path(folder) / "home", base_url)
         make_repository(place.workspace)
@@ -488,12 +508,12 @@ def one_run(peer: Peer, base_url: str) -> dict[str, float]:
         started = time.perf_counter()
         term = Terminal(peer.command(place), env, place.workspace)
         try:
-            return measure(term, peer, started)
+            return measure(term, peer, started, code)
         finally:
             term.close()
 
 
-def measure(term: Terminal, peer: Peer, started: float) -> dict[str, float]:
+def measure(term: Terminal, peer: Peer, started: float, code: bool) -> dict[str, float]:
     result: dict[str, float] = {}
     result["launch_s"] = term.wait_for(peer.ready, LAUNCH_TIMEOUT_S, "prompt ready") - started
     result["idle_s"] = term.wait_idle() - started
@@ -505,19 +525,33 @@ def measure(term: Terminal, peer: Peer, started: float) -> dict[str, float]:
     result["fast_cpu_s"] = tree_cpu_seconds(term.pid) - cpu
     term.wait_idle()
 
-    start, cpu, own_cpu = ask(term, SLOW)
-    slow_done = lambda lines: screen_has(lines, end_marker(SLOW))  # noqa: E731
-    term.wait_for(lambda lines: screen_has(lines, f"{SLOW} begin"), ANSWER_TIMEOUT_S, "slow answer")
+    slow_names = {"cpu_s": "slow_cpu_s", "own_cpu_s": "slow_own_cpu_s"}  # the older names
+    for name, value in typed_answer(term, peer, SLOW).items():
+        result[slow_names.get(name, name)] = value
+    if code:
+        term.wait_idle()
+        for name, value in typed_answer(term, peer, CODE).items():
+            result[f"code_{name}"] = value
+    result["peak_mib"] = tree_peak_mib(term.pid)
+    return result
+
+
+def typed_answer(term: Terminal, peer: Peer, kind: str) -> dict[str, float]:
+    """A 200 tokens/s answer with keys typed while it streams: its CPU, the first
+    process's own CPU, and the keys' echo times."""
+    result: dict[str, float] = {}
+    start, cpu, own_cpu = ask(term, kind)
+    done = lambda lines: screen_has(lines, end_marker(kind))  # noqa: E731
+    term.wait_for(lambda lines: screen_has(lines, f"{kind} begin"), ANSWER_TIMEOUT_S, f"{kind} answer")
     if peer.types_while_streaming:
-        keys = echo_latencies(term, slow_done)
+        keys = echo_latencies(term, done)
         result["keys"] = len(keys)
         if keys:
             result["key_p50_ms"] = percentile(keys, 0.5)
             result["key_p95_ms"] = percentile(keys, 0.95)
-    term.wait_for(slow_done, ANSWER_TIMEOUT_S, "slow answer end")
-    result["slow_cpu_s"] = tree_cpu_seconds(term.pid) - cpu
-    result["slow_own_cpu_s"] = own_cpu_seconds(term.pid) - own_cpu
-    result["peak_mib"] = tree_peak_mib(term.pid)
+    term.wait_for(done, ANSWER_TIMEOUT_S, f"{kind} answer end")
+    result["cpu_s"] = tree_cpu_seconds(term.pid) - cpu
+    result["own_cpu_s"] = own_cpu_seconds(term.pid) - own_cpu
     return result
 
 
@@ -544,6 +578,11 @@ FIGURES = [  # key, label, unit format
     ("slow_own_cpu_s", "  of it, the first process's own (vibe-tui: the screen)", "{:.2f}"),
     ("key_p50_ms", "keystroke to screen while streaming, p50 (ms)", "{:.0f}"),
     ("key_p95_ms", "  same, p95 (ms)", "{:.0f}"),
+    ("code_cpu_s", "--code: a 4,000-token code block at 200 tokens/s, keys typed: CPU s",
+     "{:.2f}"),
+    ("code_own_cpu_s", "  of it, the first process's own", "{:.2f}"),
+    ("code_key_p50_ms", "  keystroke to screen meanwhile, p50 (ms)", "{:.0f}"),
+    ("code_key_p95_ms", "  same, p95 (ms)", "{:.0f}"),
     ("peak_mib", "peak memory, VmHWM of the tree (MiB)", "{:.0f}"),
 ]
 BASE = "vibe-tui"
@@ -649,6 +688,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
                         help="also measure the vibe-tui of another checkout (with its .venv), "
                              "as peer 'vibe-tui@base': a change's before and after, pair by pair")
+    parser.add_argument("--code", action="store_true",
+                        help="also a third answer: one long code block at 200 tokens/s")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -673,7 +714,7 @@ def main() -> None:
     if not peers:
         sys.exit("no agent to measure")
     print(machine(), flush=True)
-    runs = run_all(peers, args.runs, args.warmup)
+    runs = run_all(peers, args.runs, args.warmup, args.code)
     print()
     print(table(runs))
     for line in aims(runs):
@@ -683,7 +724,8 @@ def main() -> None:
         args.json.write_text(json.dumps(runs, indent=1))
 
 
-def run_all(peers: list[Peer], count: int, warmup: int) -> dict[str, list[dict]]:
+def run_all(peers: list[Peer], count: int, warmup: int,
+            code: bool = False) -> dict[str, list[dict]]:
     runs: dict[str, list[dict]] = {peer.name: [] for peer in peers}
     server, base_url = start_server()
     try:
@@ -691,7 +733,7 @@ def run_all(peers: list[Peer], count: int, warmup: int) -> dict[str, list[dict]]
             for peer in peers:
                 label = "warm-up" if index < 0 else f"run {index + 1}/{count}"
                 try:
-                    result = one_run(peer, base_url)
+                    result = one_run(peer, base_url, code)
                 except (TimeoutError, RuntimeError) as exc:
                     print(f"{peer.name} {label}: failed: {exc}", flush=True)
                     continue
