@@ -24,10 +24,19 @@ from typing import TYPE_CHECKING
 from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown
 from rich.segment import Segment
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.widget import Widget
 
 from vibe_tui.safe_text import safe
+from vibe_tui.widgets.answer_code import (
+    CODE_THEME,
+    Tokens,
+    draw_code,
+    part_code,
+    tokens_after_context,
+)
+from vibe_tui.widgets.answer_cuts import OpenBlock, cut_point, following, split_parts
 from vibe_tui.widgets.sizes import laid_out_size
 
 if TYPE_CHECKING:
@@ -36,18 +45,11 @@ if TYPE_CHECKING:
 
 # Deltas are gathered and handed to the answer at most this often.
 FLUSH_INTERVAL_S = 1 / 10
-# Finished blocks are moved out of the tail once they add up to this many characters:
-# the tail, redrawn at each flush, stays short, and a long answer has few parts.
-PART_CHARS = 800
 # A streaming tail grows on screen this many rows at a time: a row more re-arranges the
 # pane and, scrolled to its end, moves every visible row, so the whole pane is painted
 # again; within the rows it has, a flush repaints the tail alone. Eight rows measured no
 # better than four over five runs (bench/README.md) and leave more blank rows below.
 GROW_ROWS = 4
-CODE_THEME = "monokai"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-# A blank line, then a line starting in the first column: the end is that line's start.
-_BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)")
 
 # Where an escape sequence may begin (7-bit ESC and the 8-bit C1 introducers).
 ESCAPE_STARTS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
@@ -93,54 +95,12 @@ def unfinished_escape(text: str) -> int | None:
     return None  # a two-character ESC sequence is complete
 
 
-def finished_length(text: str) -> int:
-    """How much of ``text`` is whole Markdown blocks: up to the start of its last line
-    that follows a blank line, starts in the first column and is outside a code fence
-    (0 when there is none). Later text cannot change how the part before reads; an
-    indented line may still continue a list item, so it is not a boundary."""
-    end = 0
-    open_fence: str | None = None
-    position = 0
-    for fence in _FENCE.finditer(text):
-        if open_fence is None:
-            # +1: the boundary's look-ahead may see the fence's first character.
-            end = _last_boundary(text, position, fence.start() + 1) or end
-            open_fence = fence.group(1)
-        elif fence.group(1)[0] == open_fence[0] and len(fence.group(1)) >= len(open_fence):
-            open_fence = None
-            position = fence.end()
-    if open_fence is None:
-        end = _last_boundary(text, position, len(text)) or end
-    return end
-
-
-def _last_boundary(text: str, start: int, stop: int) -> int:
-    last = 0
-    for boundary in _BOUNDARY.finditer(text, start, stop):
-        last = boundary.end()
-    return last
-
-
-def split_parts(markdown: str) -> list[str]:
-    """``markdown`` cut at block boundaries into parts of about PART_CHARS characters or
-    more; the last part holds the rest, finished or not."""
-    parts: list[str] = []
-    rest = markdown
-    while len(rest) > PART_CHARS:
-        cut = finished_length(rest[:2 * PART_CHARS]) or finished_length(rest)
-        if not cut:
-            break
-        parts.append(rest[:cut])
-        rest = rest[cut:]
-    parts.append(rest)
-    return parts
-
-
 class AnswerPart(Widget):
     """A run of Markdown blocks, drawn by Rich as they are drawn in the whole answer:
     the space Rich puts between two blocks (and a list's numbering) depends on the block
     before, so a part is drawn after the last block of the part before it (its
-    ``context``), and the context's own lines are left out."""
+    ``context``), and the context's own lines are left out. A part that starts inside
+    a code block (``inside``) draws its lines of the block as Rich draws the block."""
 
     virtual_size = laid_out_size()
 
@@ -150,12 +110,16 @@ class AnswerPart(Widget):
     }
     """
 
-    def __init__(self, markdown: str, growing: bool = False, context: str = "") -> None:
+    def __init__(self, markdown: str, growing: bool = False, context: str = "",
+                 inside: OpenBlock | None = None, continued: bool = False) -> None:
         super().__init__()
         self.markdown = markdown
         self.growing = growing  # the streaming tail: blank rows below its text
         self.context = context
-        self._drawn: tuple[tuple[str, str, int], list[list[Segment]]] | None = None
+        self.inside = inside
+        self.continued = continued  # its last code block goes on in the next part
+        self._tokens: Tokens | None = None  # its code lexed after the block's before it
+        self._drawn: tuple[tuple, list[list[Segment]]] | None = None
         self._context_rows: tuple[tuple[str, int], int] | None = None
 
     def rows(self, lines: int) -> int:
@@ -165,14 +129,28 @@ class AnswerPart(Widget):
     def render(self) -> RenderResult:
         return _DrawnOnce(self)
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Textual would render the part again to count its lines; they are drawn already.
+        console = self.app.console
+        return self.rows(len(self.lines_for(console, self.app.console_options.update_width(width))))
+
     def lines_for(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
         """The Markdown drawn at this width, drawn once: Textual renders a widget to
         measure its height and again to paint it, and drawing Markdown (its code blocks
         highlighted) is most of what a flush costs."""
-        key = (self.context, self.markdown, options.max_width)
+        key = (self.context, self.inside, self.continued, self._tokens, self.markdown,
+               options.max_width)
         if self._drawn is None or self._drawn[0] != key:
-            lines = _draw(console, options, self.context + self.markdown)
-            self._drawn = key, lines[self._rows_of_context(console, options):]
+            if self.inside is not None:
+                code = part_code(self.markdown, self.inside, self.continued)
+                lines = draw_code(console, options, self.inside, code, self.continued,
+                                  self._tokens)
+            else:
+                lines = _draw(console, options, self.context + self.markdown)
+                lines = lines[self._rows_of_context(console, options):]
+                if self.continued:
+                    lines = lines[:-1]  # the block's bottom padding: it goes on below
+            self._drawn = key, lines
         return self._drawn[1]
 
     def _rows_of_context(self, console: Console, options: ConsoleOptions) -> int:
@@ -184,13 +162,11 @@ class AnswerPart(Widget):
         return self._context_rows[1]
 
     def set_markdown(self, markdown: str) -> None:
-        if markdown == self.markdown:
-            return
         drawn, self.markdown = self._drawn, markdown
         if drawn is not None and self.is_attached:
             # A layout re-arranges the whole screen; most flushes only lengthen the last
             # line, and then a repaint of this part is enough.
-            (_, _, width), lines = drawn
+            width, lines = drawn[0][-1], drawn[1]
             console = self.app.console
             now = self.lines_for(console, console.options.update_width(width))
             if self.rows(len(now)) == self.rows(len(lines)):
@@ -204,19 +180,28 @@ class AnswerPart(Widget):
             self.growing = False
             if self.is_attached:
                 self.refresh(layout=True)
+                self._lex_after_context()
+
+    def on_mount(self) -> None:
+        if not self.growing:
+            self._lex_after_context()
+
+    def _lex_after_context(self) -> None:
+        if self.inside is not None:
+            self.run_worker(self._recolour(), group="lexing", exclusive=True)
+
+    async def _recolour(self) -> None:
+        """Lexed after the block's code before it, the part's colours may change (it
+        starts inside a string or a comment): then it is drawn again."""
+        code = part_code(self.markdown, self.inside, self.continued)
+        tokens = await tokens_after_context(self.inside, code)
+        if tokens is not None:
+            self._tokens = tokens
+            self.refresh()
 
 
 def _draw(console: Console, options: ConsoleOptions, markdown: str) -> list[list[Segment]]:
     return console.render_lines(Markdown(markdown, code_theme=CODE_THEME), options, pad=False)
-
-
-def last_block(markdown: str) -> str:
-    """The last Markdown block of a part (a part ends where a block does), to draw the
-    next part after. Of a code block only its fences: what follows a code block does not
-    depend on its lines, which need not be highlighted again at every flush of the tail."""
-    block = markdown[finished_length(markdown):]
-    fence = _FENCE.match(block)
-    return f"{fence.group(1)}\n{fence.group(1)}\n\n" if fence else block
 
 
 class _DrawnOnce:
@@ -254,27 +239,27 @@ class AnswerView(Widget):
         super().__init__()
         self.source = markdown
         *self._parts, tail = split_parts(markdown)
-        context = last_block(self._parts[-1]) if self._parts else ""
-        self._tail = AnswerPart(tail, growing=streaming, context=context)
+        self._tail = AnswerPart(tail.markdown, growing=streaming, context=tail.context,
+                                inside=tail.inside)
 
     def compose(self):
-        context = ""
         for part in self._parts:
-            yield AnswerPart(part, context=context)
-            context = last_block(part)
+            yield AnswerPart(part.markdown, context=part.context, inside=part.inside,
+                             continued=part.continued)
         yield self._tail
 
     async def append(self, text: str) -> None:
-        """Add streamed text: finished blocks past PART_CHARS leave the tail for a part
-        of their own, drawn once."""
+        """Add streamed text: finished blocks past PART_CHARS (or whole lines of a long
+        code block) leave the tail for parts of their own, drawn once."""
         self.source += text
         tail = self._tail.markdown + text
-        done = finished_length(tail) if len(tail) > PART_CHARS else 0
-        if done:
-            await self.mount(AnswerPart(tail[:done], context=self._tail.context),
+        while done := cut_point(tail, self._tail.inside):
+            finished, tail = tail[:done], tail[done:]
+            inside, context = following(finished, self._tail.inside)
+            await self.mount(AnswerPart(finished, context=self._tail.context,
+                                        inside=self._tail.inside, continued=inside is not None),
                              before=self._tail)
-            self._tail.context = last_block(tail[:done])
-            tail = tail[done:]
+            self._tail.context, self._tail.inside = context, inside
         self._tail.set_markdown(tail)
 
     def end_stream(self) -> None:

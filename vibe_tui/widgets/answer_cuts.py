@@ -1,0 +1,201 @@
+"""Where a Markdown answer can be cut into parts that, each drawn on its own, draw what
+the whole answer draws.
+
+A cut falls between two blocks (later text cannot change how the blocks before it
+read) or, in a fenced code block, after a line of code: a long code block is the one
+block a model streams for many seconds, and a tail that held all of it would be
+highlighted again from its first line at every flush. A part that starts inside a code
+block knows the block (``OpenBlock``); the part the block began in, or any part before
+the block's last, leaves out its bottom padding (``Part.continued``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Finished blocks are moved out of the tail once they add up to this many characters:
+# the tail, redrawn at each flush, stays short, and a long answer has few parts.
+PART_CHARS = 800
+# A fence: up to three spaces, three or more backticks or tildes, an info string.
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+# A blank line, then a line starting in the first column: the end is that line's start.
+_BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)")
+
+
+@dataclass(frozen=True)
+class OpenBlock:
+    """A fenced code block that an earlier part began and a later part goes on with."""
+
+    fence: str  # its opening line, as "```python"
+    code: tuple[str, ...]  # its code so far, a piece for each part
+
+    @property
+    def marker(self) -> str:
+        return _FENCE.match(self.fence).group(2)
+
+    @property
+    def lexer(self) -> str:
+        """The lexer's name as Rich's Markdown takes it: the info string's first word."""
+        return _FENCE.match(self.fence).group(3).strip().partition(" ")[0] or "text"
+
+    def code_before(self, limit: int) -> str:
+        """The block's last lines so far, whole lines of at most ``limit`` characters:
+        what a lexer reads first to know the state (a string, a comment) a part starts in."""
+        kept: list[str] = []
+        size = 0
+        for piece in reversed(self.code):
+            kept.append(piece)
+            size += len(piece)
+            if size >= limit:
+                break
+        text = "".join(reversed(kept))
+        if len(text) > limit:
+            text = text[len(text) - limit:]
+            text = text[text.find("\n") + 1:]
+        return text
+
+
+@dataclass(frozen=True)
+class Part:
+    markdown: str
+    context: str = ""  # the block drawn before it, whose own rows are left out
+    inside: OpenBlock | None = None  # the code block it starts in
+    continued: bool = False  # its last code block goes on in the next part
+
+
+@dataclass(frozen=True)
+class _Scan:
+    finished: int  # how much of the text is whole blocks or whole lines of code
+    closing: int  # where the line that closes the block the text starts in begins
+    closed_at: int  # and where it ends (0: that block is not closed in the text)
+    open_block: OpenBlock | None  # the block left open at its end, when it may be cut
+
+
+def _opens(fence: re.Match[str]) -> bool:
+    return not (fence.group(2)[0] == "`" and "`" in fence.group(3))
+
+
+def _closes(fence: re.Match[str], marker: str) -> bool:
+    chars = fence.group(2)
+    return chars[0] == marker[0] and len(chars) >= len(marker) and not fence.group(3).strip()
+
+
+def _scan(text: str, inside: OpenBlock | None = None) -> _Scan:
+    finished = closing = closed_at = position = 0
+    marker = inside.marker if inside else None
+    opening = inside.fence if inside else ""
+    code_start: int | None = 0 if inside else None
+    for fence in _FENCE.finditer(text):
+        if marker is None:
+            if not _opens(fence):
+                continue
+            # +1: the boundary's look-ahead may see the fence's first character.
+            finished = _last_boundary(text, position, fence.start() + 1) or finished
+            marker, opening = fence.group(2), fence.group(0)
+            # Only a fence in the first column: an indented one's code loses that indent.
+            whole_line = fence.end() < len(text)
+            code_start = fence.end() + 1 if whole_line and not fence.group(1) else None
+        elif _closes(fence, marker):
+            if inside is not None and not closed_at and fence.end() < len(text):
+                closing, closed_at = fence.start(), fence.end() + 1
+            marker, code_start, position = None, None, fence.end()
+    if marker is None:
+        finished = _last_boundary(text, position, len(text)) or finished
+        return _Scan(finished, closing, closed_at, None)
+    if code_start is None:
+        return _Scan(finished, closing, closed_at, None)
+    code = text[code_start:]
+    pieces = (*inside.code, code) if inside is not None and code_start == 0 else (code,)
+    return _Scan(max(finished, _last_code_line_end(text, code_start)), closing, closed_at,
+                 OpenBlock(opening, pieces))
+
+
+def _last_boundary(text: str, start: int, stop: int) -> int:
+    last = 0
+    for boundary in _BOUNDARY.finditer(text, start, stop):
+        last = boundary.end()
+    return last
+
+
+def _last_code_line_end(text: str, start: int) -> int:
+    """The end of the last whole line of code from ``start`` that is not blank (Rich
+    strips a block's trailing blank lines: a part must not end with them)."""
+    end = text.rfind("\n", start)
+    while end >= start:
+        begin = max(text.rfind("\n", start, end) + 1, start)
+        if text[begin:end].strip():
+            return end + 1
+        end = begin - 1
+    return 0
+
+
+def finished_length(text: str) -> int:
+    """How much of ``text`` is whole Markdown blocks: up to the start of its last line
+    that follows a blank line, starts in the first column and is outside a code fence,
+    or to the end of the last line of code in a block left open (0 when there is none).
+    Later text cannot change how the part before reads; an indented line may still
+    continue a list item, so it is not a boundary."""
+    return _scan(text).finished
+
+
+def cut_point(text: str, inside: OpenBlock | None, window: int | None = None) -> int:
+    """Where the part of ``text`` (which starts in ``inside``, if given) may end: past
+    PART_CHARS at the last cut (within ``window`` first), and at the latest where the
+    block it starts in closes: a part that goes on with a block ends with it."""
+    scan = _scan(text, inside)
+    if scan.closed_at:
+        stop = min(scan.closing, window or scan.closing)
+        within = _scan(text[:stop], inside).finished if scan.closing > PART_CHARS else 0
+        return within or scan.closed_at
+    if len(text) <= PART_CHARS:
+        return 0
+    if window is not None and len(text) > window:
+        return _scan(text[:window], inside).finished or scan.finished
+    return scan.finished
+
+
+def following(markdown: str, inside: OpenBlock | None) -> tuple[OpenBlock | None, str]:
+    """What the part after ``markdown`` starts in, and the context it is drawn after."""
+    scan = _scan(markdown, inside)
+    if scan.open_block is not None:
+        return scan.open_block, ""
+    if inside is not None and scan.closed_at:
+        return None, _fences_only(inside.marker)
+    return None, last_block(markdown)
+
+
+def split_parts(markdown: str) -> list[Part]:
+    """``markdown`` cut into parts of about PART_CHARS characters or more; the last part
+    holds the rest, finished or not."""
+    parts: list[Part] = []
+    rest, context, inside = markdown, "", None
+    while cut := cut_point(rest, inside, window=2 * PART_CHARS):
+        piece, rest = rest[:cut], rest[cut:]
+        after, after_context = following(piece, inside)
+        parts.append(Part(piece, context, inside, continued=after is not None))
+        inside, context = after, after_context
+    parts.append(Part(rest, context, inside))
+    return parts
+
+
+def last_block(markdown: str) -> str:
+    """The last Markdown block of a part (a part ends where a block does), to draw the
+    next part after. Of a code block only its fences: what follows a code block does not
+    depend on its lines, which need not be highlighted again at every flush of the tail."""
+    block = markdown[finished_length(markdown):]
+    fence = _FENCE.match(block)
+    return _fences_only(fence.group(2)) if fence else block
+
+
+def _fences_only(marker: str) -> str:
+    return f"{marker}\n{marker}\n\n"
+
+
+def code_of(markdown: str, block: OpenBlock) -> tuple[str, bool]:
+    """The code of a part that starts in ``block``: up to its closing fence, and whether
+    the part closes it."""
+    for fence in _FENCE.finditer(markdown):
+        if _closes(fence, block.marker):
+            return markdown[:fence.start()], True
+    return markdown, False
