@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.app import App
+from textual.widget import Widget
 
 from vibe_tui.app import VibeApp
 from vibe_tui.config.settings import Config
@@ -106,3 +108,15 @@ def user_texts(request: dict) -> list[str]:
 def entries(app, classes: str) -> list[str]:
     """The text of the conversation's plain entries with ``classes`` (``.-notice``)."""
     return [str(entry.content) for entry in app.conversation.query(Entry).filter(classes)]
+
+
+class OneWidget(App):
+    """An app that shows one widget alone (the ``view``)."""
+
+    def __init__(self, view: Widget) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self):
+        yield self.view
+

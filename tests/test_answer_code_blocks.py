@@ -9,8 +9,8 @@ import io
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
-from textual.app import App
 
+from app_helpers import OneWidget
 from vibe_tui.widgets.answer import CODE_THEME, AnswerPart, AnswerView
 from vibe_tui.widgets.answer_cuts import PART_CHARS, cut_point, following, split_parts
 
@@ -29,19 +29,10 @@ ANSWERS = {
 }
 
 
-class OneAnswer(App):
-    def __init__(self, view: AnswerView) -> None:
-        super().__init__()
-        self.view = view
-
-    def compose(self):
-        yield self.view
-
-
 async def drawn_in_parts(view: AnswerView, console: Console) -> list[list[Segment]]:
     """The view's parts drawn at the console's width, once each part's lines are lexed
     after the code before them."""
-    app = OneAnswer(view)
+    app = OneWidget(view)
     async with app.run_test(size=(console.width + 4, 30)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -90,7 +81,7 @@ async def test_a_streaming_code_block_leaves_a_short_tail_and_draws_what_the_tex
     alone), and when the stream ends they draw the whole answer, colours included."""
     text = f"Here is the module.\n\n```python\n{DOCSTRING}    return 1\n\n{STATEMENTS}```\n\nDone.\n"
     chunks = [text[i:i + 150] for i in range(0, len(text), 150)]
-    streamed = OneAnswer(AnswerView(streaming=True))
+    streamed = OneWidget(AnswerView(streaming=True))
     console = Console(width=60, color_system="truecolor", file=io.StringIO())
     tails: list[int] = []
     async with streamed.run_test(size=(70, 30)) as pilot:

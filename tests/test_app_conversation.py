@@ -8,10 +8,10 @@ import io
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.segment import Segment
-from textual.app import App
 
 from app_helpers import (  # noqa: F401 - fixtures
     SIZE,
+    OneWidget,
     entries,
     litellm_loaded,
     make_app,
@@ -142,22 +142,13 @@ async def test_after_a_resize_the_answer_is_drawn_as_at_that_size(fake_llm, tmp_
         assert shown.splitlines()[-20:] == screen_text(fresh).splitlines()[-20:]
 
 
-class OneAnswer(App):
-    def __init__(self, view: AnswerView) -> None:
-        super().__init__()
-        self.view = view
-
-    def compose(self):
-        yield self.view
-
-
 async def test_each_flush_of_a_streaming_answer_shows_what_the_text_so_far_shows():
     """A flush within the tail's rows repaints without a layout: a later delta can change
     an earlier row (a setext underline makes the line above a heading), and after each
     flush the screen shows what the text so far, drawn at once, shows."""
     chunks = ["Title", "\n=====\n\nnext", "\n\nsome words that", " wrap " * 30,
               "\n\n- a\n- b", "\n\n  more of b"]
-    streamed = OneAnswer(AnswerView(streaming=True))
+    streamed = OneWidget(AnswerView(streaming=True))
     frames: list[str] = []
     async with streamed.run_test(size=(60, 30)) as pilot:
         for chunk in chunks:
@@ -165,7 +156,7 @@ async def test_each_flush_of_a_streaming_answer_shows_what_the_text_so_far_shows
             await pilot.pause()
             frames.append(screen_text(streamed))
     for count, frame in enumerate(frames, 1):
-        whole = OneAnswer(AnswerView("".join(chunks[:count]), streaming=True))
+        whole = OneWidget(AnswerView("".join(chunks[:count]), streaming=True))
         async with whole.run_test(size=(60, 30)) as pilot:
             await pilot.pause()
             assert frame == screen_text(whole), f"after {count} flushes"
