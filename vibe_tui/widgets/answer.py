@@ -29,13 +29,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from vibe_tui.safe_text import safe
-from vibe_tui.widgets.answer_code import (
-    CODE_THEME,
-    Tokens,
-    draw_code,
-    part_code,
-    tokens_after_context,
-)
+from vibe_tui.widgets.answer_code import CODE_THEME, Tokens, block_tokens, draw_code, part_code
 from vibe_tui.widgets.answer_cuts import OpenBlock, cut_point, following, split_parts
 from vibe_tui.widgets.sizes import laid_out_size
 
@@ -141,15 +135,18 @@ class AnswerPart(Widget):
         key = (self.context, self.inside, self.continued, self._tokens, self.markdown,
                options.max_width)
         if self._drawn is None or self._drawn[0] != key:
+            # Drawn with the height Textual renders it at, Rich would fit the lines to it.
+            options = options.reset_height()
             if self.inside is not None:
-                code = part_code(self.markdown, self.inside, self.continued)
-                lines = draw_code(console, options, self.inside, code, self.continued,
+                lines = draw_code(console, options, self.inside, self.code(), self.continued,
                                   self._tokens)
             else:
                 lines = _draw(console, options, self.context + self.markdown)
                 lines = lines[self._rows_of_context(console, options):]
                 if self.continued:
-                    lines = lines[:-1]  # the block's bottom padding: it goes on below
+                    # It ends with a block's fence line: the block's one empty line and
+                    # its bottom padding go, its lines are drawn by the parts below.
+                    lines = lines[:-2]
             self._drawn = key, lines
         return self._drawn[1]
 
@@ -180,24 +177,15 @@ class AnswerPart(Widget):
             self.growing = False
             if self.is_attached:
                 self.refresh(layout=True)
-                self._lex_after_context()
 
-    def on_mount(self) -> None:
-        if not self.growing:
-            self._lex_after_context()
+    def code(self) -> str:
+        """What a part that goes on with a code block draws of it."""
+        return part_code(self.markdown, self.inside, self.continued)
 
-    def _lex_after_context(self) -> None:
-        if self.inside is not None:
-            self.run_worker(self._recolour(), group="lexing", exclusive=True)
-
-    async def _recolour(self) -> None:
-        """Lexed after the block's code before it, the part's colours may change (it
-        starts inside a string or a comment): then it is drawn again."""
-        code = part_code(self.markdown, self.inside, self.continued)
-        tokens = await tokens_after_context(self.inside, code)
-        if tokens is not None:
-            self._tokens = tokens
-            self.refresh()
+    def use_tokens(self, tokens: Tokens) -> None:
+        """Colour its code with these tokens (its own lexed within the whole block)."""
+        self._tokens = tokens
+        self.refresh()
 
 
 def _draw(console: Console, options: ConsoleOptions, markdown: str) -> list[list[Segment]]:
@@ -256,14 +244,40 @@ class AnswerView(Widget):
         while done := cut_point(tail, self._tail.inside):
             finished, tail = tail[:done], tail[done:]
             inside, context = following(finished, self._tail.inside)
-            await self.mount(AnswerPart(finished, context=self._tail.context,
-                                        inside=self._tail.inside, continued=inside is not None),
-                             before=self._tail)
+            part = AnswerPart(finished, context=self._tail.context, inside=self._tail.inside,
+                              continued=inside is not None)
+            await self.mount(part, before=self._tail)
+            if part.inside is not None and inside is None:
+                self._recolour(part)  # the block is whole
             self._tail.context, self._tail.inside = context, inside
         self._tail.set_markdown(tail)
 
     def end_stream(self) -> None:
         self._tail.stop_growing()
+        if self._tail.inside is not None:
+            self._recolour(self._tail)
+
+    def on_mount(self) -> None:
+        parts = list(self.query_children(AnswerPart))
+        for part, after in zip(parts, [*parts[1:], None]):
+            ends_a_block = part.inside is not None and (after is None or after.inside is None)
+            if ends_a_block and not part.growing:
+                self._recolour(part)
+
+    def _recolour(self, last: AnswerPart) -> None:
+        """Lex the code block that ``last`` ends again as one (in the background), and
+        colour each of its parts by that where it differs."""
+        parts = list(self.query_children(AnswerPart))
+        first = end = parts.index(last) + 1
+        while first > 0 and parts[first - 1].inside is not None:
+            first -= 1
+        self.run_worker(self._colour_block(parts[first:end]), group="lexing")
+
+    async def _colour_block(self, parts: list[AnswerPart]) -> None:
+        found = await block_tokens(parts[0].inside.lexer, [part.code() for part in parts])
+        for part, tokens in zip(parts, found):
+            if tokens is not None:
+                part.use_tokens(tokens)
 
 
 class StreamedAnswer:

@@ -1,10 +1,10 @@
 """The lines of a long code block that a part of an answer goes on with (see
 ``answer_cuts``), drawn as Rich's Markdown draws the whole block.
 
-A part is highlighted at once from its own first line: cheap, and right unless the part
-starts inside a string or comment that began before it. Its lines are then lexed again
-after the block's code before them, a few milliseconds at a time, so the keys never wait
-behind a long block; only a part whose colours change that way is drawn again.
+A part is highlighted at once from its own first line: cheap, and right unless a string
+or comment crosses its edges. Once the block is whole (closed, or the answer ended), its
+code is lexed again as one, a few milliseconds at a time, so the keys never wait behind
+a long block; only a part whose colours change that way is drawn again.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from itertools import accumulate
 from functools import lru_cache
 
 from pygments.lexer import Lexer
@@ -25,9 +26,6 @@ from vibe_tui.widgets.answer_cuts import OpenBlock, code_of
 
 CODE_THEME = "monokai"
 TAB_SIZE = 4  # Syntax's default, as Rich's Markdown leaves it
-# The lexer reads at most this much of the block before a part (whole lines), to know
-# the state the part starts in: a string or comment longer than this is not followed.
-LEXER_CONTEXT_CHARS = 32_000
 SLICE_S = 0.002  # lexing gives the event loop back this often
 
 Tokens = tuple[tuple[object, str], ...]
@@ -83,29 +81,39 @@ def draw_code(console: Console, options: ConsoleOptions, block: OpenBlock, code:
     return lines[:-1] if continued else lines
 
 
-async def tokens_after_context(block: OpenBlock, code: str) -> Tokens | None:
-    """The tokens of ``code`` lexed after the block's code before it, when they differ
-    from its tokens lexed alone (None when they do not, or the block has no lexer).
-    Lexing yields to the event loop every SLICE_S."""
-    lexer = lexer_named(block.lexer)
-    before = _processed(block.code_before(LEXER_CONTEXT_CHARS)) if block.code else ""
-    if lexer is None or not before.strip() or not code:
-        return None
-    text = _processed(code)
-    tokens: list[tuple[object, str]] = []
-    skip = len(before)
+async def block_tokens(lexer_name: str, codes: list[str]) -> list[Tokens | None]:
+    """For each part of one block (its code as ``part_code`` gives it), its tokens lexed
+    within the whole block, or None where they colour it as its own lexing does. A part
+    lexed alone misses a string or comment begun before it, and one that a later part
+    closes (Pygments matches some comments whole: unclosed, they lex otherwise). Lexing
+    gives the event loop back every SLICE_S."""
+    texts = [_processed(code) if code else "" for code in codes]
+    lexer = lexer_named(lexer_name)
+    if lexer is None or len(texts) < 2:
+        return [None] * len(texts)
+    ends = list(accumulate(len(text) for text in texts))
+    per_part: list[list[tuple[object, str]]] = [[] for _ in texts]
+    index = position = 0
     slice_started = time.perf_counter()
-    for count, (token_type, value) in enumerate(lexer.get_tokens(before + text)):
-        if skip >= len(value):
-            skip -= len(value)
-        else:
-            tokens.append((token_type, value[skip:]))
-            skip = 0
+    for count, (token_type, value) in enumerate(lexer.get_tokens("".join(texts))):
+        while value:
+            while index < len(ends) - 1 and position >= ends[index]:
+                index += 1
+            taken = value[:ends[index] - position] or value
+            per_part[index].append((token_type, taken))
+            position += len(taken)
+            value = value[len(taken):]
         if count % 64 == 0 and time.perf_counter() - slice_started > SLICE_S:
             await asyncio.sleep(0)
             slice_started = time.perf_counter()
-    alone = tuple(lexer.get_tokens(text))
-    return None if _same(tokens, alone) else tuple(tokens)
+    if position != ends[-1]:
+        return [None] * len(texts)  # the lexer changed the text (a carriage return)
+    found: list[Tokens | None] = []
+    for text, tokens in zip(texts, per_part):
+        alone = tuple(lexer.get_tokens(text)) if text else ()
+        found.append(None if _same(tokens, alone) else tuple(tokens))
+        await asyncio.sleep(0)
+    return found
 
 
 def _same(tokens: list[tuple[object, str]], others: Tokens) -> bool:

@@ -5,8 +5,10 @@ A cut falls between two blocks (later text cannot change how the blocks before i
 read) or, in a fenced code block, after a line of code: a long code block is the one
 block a model streams for many seconds, and a tail that held all of it would be
 highlighted again from its first line at every flush. A part that starts inside a code
-block knows the block (``OpenBlock``); the part the block began in, or any part before
-the block's last, leaves out its bottom padding (``Part.continued``).
+block knows the block (``OpenBlock``). The part a block begins in ends with its fence
+line and leaves out the block's (empty) lines; a part that goes on with a block ends
+where the block closes, or after one of its lines, and then leaves out its bottom
+padding (``Part.continued``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ class OpenBlock:
     """A fenced code block that an earlier part began and a later part goes on with."""
 
     fence: str  # its opening line, as "```python"
-    code: tuple[str, ...]  # its code so far, a piece for each part
 
     @property
     def marker(self) -> str:
@@ -38,22 +39,6 @@ class OpenBlock:
     def lexer(self) -> str:
         """The lexer's name as Rich's Markdown takes it: the info string's first word."""
         return _FENCE.match(self.fence).group(3).strip().partition(" ")[0] or "text"
-
-    def code_before(self, limit: int) -> str:
-        """The block's last lines so far, whole lines of at most ``limit`` characters:
-        what a lexer reads first to know the state (a string, a comment) a part starts in."""
-        kept: list[str] = []
-        size = 0
-        for piece in reversed(self.code):
-            kept.append(piece)
-            size += len(piece)
-            if size >= limit:
-                break
-        text = "".join(reversed(kept))
-        if len(text) > limit:
-            text = text[len(text) - limit:]
-            text = text[text.find("\n") + 1:]
-        return text
 
 
 @dataclass(frozen=True)
@@ -105,10 +90,11 @@ def _scan(text: str, inside: OpenBlock | None = None) -> _Scan:
         return _Scan(finished, closing, closed_at, None)
     if code_start is None:
         return _Scan(finished, closing, closed_at, None)
-    code = text[code_start:]
-    pieces = (*inside.code, code) if inside is not None and code_start == 0 else (code,)
-    return _Scan(max(finished, _last_code_line_end(text, code_start)), closing, closed_at,
-                 OpenBlock(opening, pieces))
+    if inside is not None and code_start == 0:  # the block goes on: cut after a line of it
+        return _Scan(max(finished, _last_code_line_end(text, 0)), closing, closed_at, inside)
+    # A block begun here is cut after its fence line: all its lines are then drawn by the
+    # parts that go on with it, which can be coloured again when the block is whole.
+    return _Scan(max(finished, code_start), closing, closed_at, OpenBlock(opening))
 
 
 def _last_boundary(text: str, start: int, stop: int) -> int:
