@@ -31,6 +31,13 @@ ANSWERS = {
     "only blank lines before its fence": "```\n" + "word\n" * 2000 + "\n\n\n```\n\nafter\n",
     "indented fence, not cut": f"Intro.\n\n  ```python\n{BLOCK}  ```\n\nEnd\n",
     "a comment Pygments matches whole": f"```js\n{LICENCE}let x = 1;\n```\n",
+    "a longer fence around a shorter": f"````markdown\n{BLOCK}```\n{BLOCK}````\n\nafter\n",
+    "a backtick in the info string: not a fence, not cut": f"```a`b\n{BLOCK}```\n\ntext\n",
+    "closing fence with spaces, blocks back to back":
+        f"```python\n{BLOCK}```   \n```js\n{LICENCE}```\nno blank line\n",
+    "an unknown language": f"```nosuchlanguage\n{BLOCK}```\n",
+    "in a list item, not cut": "- item\n\n   ```python\n" + BLOCK.replace("\n", "\n   ") + "```\n",
+    "in a quote, not cut": "> ```\n" + "".join(f"> {line}\n" for line in BLOCK.splitlines()),
 }
 
 
