@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from itertools import accumulate
 from functools import lru_cache
+from itertools import accumulate
 
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
@@ -41,7 +41,7 @@ def lexer_named(name: str) -> Lexer | None:
 
 
 class _GivenTokens(Lexer):
-    """Hands Rich's ``Syntax`` the tokens of a part lexed after the code before it."""
+    """Hands Rich's ``Syntax`` a part's share of its whole block's tokens."""
 
     def __init__(self, tokens: Tokens, fallback: Lexer) -> None:
         super().__init__(stripnl=False, ensurenl=True, tabsize=TAB_SIZE)
