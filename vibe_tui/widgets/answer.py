@@ -112,7 +112,7 @@ class AnswerPart(Widget):
         self.context = context
         self.inside = inside
         self.continued = continued  # its last code block goes on in the next part
-        self._tokens: Tokens | None = None  # its code lexed after the block's before it
+        self._tokens: Tokens | None = None  # its share of its whole block's lexing
         self._drawn: tuple[tuple, list[list[Segment]]] | None = None
         self._context_rows: tuple[tuple[str, int], int] | None = None
 
