@@ -9,12 +9,14 @@ emulator (pyte), in a fresh git repository, against one fake OpenAI-compatible s
    last line on the screen, and the CPU seconds of the agent's process tree meanwhile;
 3. the same answer at 200 tokens/s: a letter the answer never holds is typed (then erased)
    every 0.2 s, and timed from the write to the letter on the screen; CPU seconds too;
-4. peak memory: VmHWM, summed over the agent's process tree.
+4. peak memory: VmHWM, summed over the agent's process tree;
+5. with ``--code``, before the memory: one 4,000-token fenced Python block at 200 tokens/s,
+   keys typed as in 3 (an agent showing a whole file it wrote).
 
 Runs interleave the agents (run 1 of each, then run 2 ...), so each ratio to vibe-tui is
 taken pair by pair, within one run index, on the same machine load.
 
-    uv run python bench/peers.py [--runs 5] [--peers vibe-tui,mistral-vibe,aider]
+    uv run python bench/peers.py [--runs 5] [--peers vibe-tui,mistral-vibe,aider] [--code]
     uv run python bench/peers.py --install   # the peers' own venvs, outside the project
 
 Peers live in ``~/.cache/vibe-tui-bench/peers/<name>/`` (``--peer-dir``); a missing one is
