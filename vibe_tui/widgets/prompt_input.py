@@ -20,7 +20,10 @@ from pathlib import Path
 from textual import events
 from textual.binding import Binding
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
@@ -159,6 +162,18 @@ class PromptInput(TextArea):
         self._draft = ""
         self._paths: list[str] | None = None
         self._paths_read_at = 0.0
+        self._theme_css_for: tuple | None = None  # what the theme's CSS was applied for
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # TextArea applies its theme's CSS fallbacks at every render, a sixth of a key's
+        # cost; they change only with the theme, the styles and the prompt's state.
+        theme = self._theme
+        applied_for = (id(theme), self.app.current_theme.name, self._pseudo_classes_cache_key,
+                       self.classes, self.rich_style)
+        if theme is not None and applied_for != self._theme_css_for:
+            theme.apply_css(self)
+            self._theme_css_for = applied_for
+        return Widget.render_lines(self, crop)
 
     @property
     def completion_list(self) -> CompletionList:
