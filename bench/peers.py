@@ -623,6 +623,8 @@ def table(runs: dict[str, list[dict]]) -> str:
             header.append(f"{name} / {BASE}")
     rows = [header, ["---"] * len(header)]
     for key, label, fmt in FIGURES:
+        if not any(key in r for name in names for r in runs[name]):
+            continue  # a figure no run took (--code)
         row = [label]
         for name in names:
             row.append(cell([r[key] for r in runs[name] if key in r], fmt))
