@@ -1,8 +1,9 @@
 """One model answer, drawn as Markdown, streamed or whole.
 
 An answer is a few ``AnswerPart`` widgets, each a run of finished Markdown blocks drawn
-by Rich, and one part for the unfinished tail. A streamed delta only redraws the tail:
-finished parts keep their rendered lines and cached heights. Textual's own Markdown
+by Rich (or of the lines of a long code block: ``answer_cuts``, ``answer_code``), and
+one part for the unfinished tail. A streamed delta only redraws the tail: finished
+parts keep their rendered lines and cached heights. Textual's own Markdown
 widget mounts a widget per block (and more per list item and code fence); every layout
 visits each of them, so a long answer made every flush cost a full re-arrangement of the
 pane that the keys waited behind (figures in bench/README.md).
