@@ -58,7 +58,7 @@ def part_code(markdown: str, block: OpenBlock, continued: bool) -> str:
     """The code a part draws, as Rich's ``Syntax`` will be given it: Rich strips a whole
     block's trailing blank lines; a part that goes on ends with one line's end, which
     ``Syntax`` would draw as one more blank line."""
-    own, _closed = code_of(markdown, block)
+    own = code_of(markdown, block)
     return own.removesuffix("\n") if continued else own.rstrip()
 
 

@@ -119,7 +119,8 @@ def _last_code_line_end(text: str, start: int) -> int:
 def finished_length(text: str) -> int:
     """How much of ``text`` is whole Markdown blocks: up to the start of its last line
     that follows a blank line, starts in the first column and is outside a code fence,
-    or to the end of the last line of code in a block left open (0 when there is none).
+    or, when it ends in a first-column block left open, to the end of that block's fence
+    line (0 when there is none).
     Later text cannot change how the part before reads; an indented line may still
     continue a list item, so it is not a boundary."""
     return _scan(text).finished
@@ -178,10 +179,9 @@ def _fences_only(marker: str) -> str:
     return f"{marker}\n{marker}\n\n"
 
 
-def code_of(markdown: str, block: OpenBlock) -> tuple[str, bool]:
-    """The code of a part that starts in ``block``: up to its closing fence, and whether
-    the part closes it."""
+def code_of(markdown: str, block: OpenBlock) -> str:
+    """The code of a part that starts in ``block``: up to its closing fence, if any."""
     for fence in _FENCE.finditer(markdown):
         if _closes(fence, block.marker):
-            return markdown[:fence.start()], True
-    return markdown, False
+            return markdown[:fence.start()]
+    return markdown
