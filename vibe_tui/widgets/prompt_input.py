@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual import events
 from textual.binding import Binding
 from textual.content import Content
@@ -79,6 +80,24 @@ def match_paths(paths: list[str], fragment: str) -> list[str]:
     return sorted(hits, key=lambda p: (not p.lower().startswith(lowered),
                                        lowered not in p.rstrip("/").rsplit("/", 1)[-1].lower(),
                                        p.count("/"), p))[:MAX_COMPLETIONS]
+
+
+def changed_up_to(old: Strip, new: Strip) -> int | None:
+    """How many cells from the left hold every change between two drawings of a row (None:
+    none). Textual writes a repainted row from its start, so where a change begins does not
+    save any bytes; where the last one ends does."""
+    if old == new:
+        return None
+    before = [(char, segment.style) for segment in old for char in segment.text]
+    after = [(char, segment.style) for segment in new for char in segment.text]
+    same_end = 0
+    while (same_end < min(len(before), len(after))
+           and before[-1 - same_end] == after[-1 - same_end]):
+        same_end += 1
+    old_text = "".join(char for char, _ in before)
+    new_text = "".join(char for char, _ in after)
+    return max(1, cell_len(old_text[:len(old_text) - same_end]),
+               cell_len(new_text[:len(new_text) - same_end]))
 
 
 class CompletionList(OptionList):
@@ -145,6 +164,12 @@ class PromptInput(TextArea):
         Binding("ctrl+end", "app.scroll_conversation('bottom')", "scroll to end", show=False),
     ]
 
+    # What each visible row was last drawn as, and whether the rows are to be compared with
+    # it before the next frame (see ``refresh``).
+    _drawn_rows: dict[int, Strip] | None = None
+    _selection_repaint_next = False
+    _rows_to_compare = False
+
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
@@ -174,6 +199,49 @@ class PromptInput(TextArea):
             theme.apply_css(self)
             self._theme_css_for = applied_for
         return Widget.render_lines(self, crop)
+
+    # ---- drawing only what a key changed ----------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self._drawn_rows is None:
+            self._drawn_rows = {}
+        self._drawn_rows[y] = strip
+        return strip
+
+    def _watch_selection(self, previous_selection, selection) -> None:
+        super()._watch_selection(previous_selection, selection)
+        self._selection_repaint_next = True  # the reactive's refresh comes right after
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> PromptInput:
+        # TextArea repaints all of itself, border included, after every key: its selection
+        # reactive refreshes the whole widget. Here that refresh repaints only the cells
+        # that differ from what is on screen, compared once the key's work is done. Any
+        # other refresh (styles, size, scroll, focus) stays whole.
+        from_selection, self._selection_repaint_next = self._selection_repaint_next, False
+        if (from_selection and not regions and repaint and not layout and not recompose
+                and self._drawn_rows and self.is_mounted):
+            self._rows_to_compare = True
+            self.check_idle()
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def on_idle(self) -> None:
+        # Runs before Widget's own idle step, which hands the dirty cells to the screen.
+        if self._rows_to_compare:
+            self._rows_to_compare = False
+            self._refresh_changed_rows()
+
+    def _refresh_changed_rows(self) -> None:
+        drawn = self._drawn_rows or {}
+        width = self.scrollable_content_region.width
+        for y in range(self.scrollable_content_region.height):
+            old = drawn.get(y)
+            new = super().render_line(y)
+            end = max(width, new.cell_length) if old is None else changed_up_to(old, new)
+            if end is not None:
+                super().refresh(Region(0, y, end, 1))
 
     @property
     def completion_list(self) -> CompletionList:
@@ -260,7 +328,11 @@ class PromptInput(TextArea):
 
     # ---- completion ---------------------------------------------------------------------
 
+    def on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        event.stop()  # nothing above the prompt listens: a key need not pass up the tree
+
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
         completions = self._completions()
         if completions or self.completion_list.shown:  # most keys have nothing to offer
             self.completion_list.show(completions)
