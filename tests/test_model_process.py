@@ -16,7 +16,7 @@ from tests.engine_helpers import make_session, of_type, run_turn
 from vibe_tui.core import events as ev
 from vibe_tui.core import model as model_adapter
 from vibe_tui.core.model import ModelError, ModelSettings, stream_completion
-from vibe_tui.core.model_process import ModelProcess
+from vibe_tui.core.model_process import ModelProcess, _cl100k
 from vibe_tui.testing.script import error, text, tool_call, tool_calls
 
 ANSWER = "".join(f"word{n} " for n in range(300))
@@ -193,3 +193,18 @@ async def test_the_settings_screen_lists_and_tests_models_through_the_process(
     refused = await check_model("openai/any", "http://127.0.0.1:9/v1", "sk-x", timeout_s=5)
     # The reason beneath LiteLLM's words crosses the pipe too.
     assert not refused.ok and "connect call failed" in refused.message.lower()
+
+
+def test_the_screen_counts_with_cl100k_without_a_second_copy_of_its_ranks():
+    """The screen's tokenizer drops tiktoken's Python copy of the ranks (16 MiB): it still
+    encodes and decodes exactly as a tokenizer built afresh from the same ranks."""
+    import tiktoken
+    from tiktoken_ext.openai_public import cl100k_base
+
+    encoding = _cl100k()
+    fresh = tiktoken.Encoding(**cl100k_base())
+    text = "def add(a, b):\n    return a + b  # ünïcode ✓ 漢字\n<|endoftext|> and more\n" * 3
+    tokens = encoding.encode(text, disallowed_special=())
+    assert tokens == fresh.encode(text, disallowed_special=())
+    assert encoding.decode(tokens) == text
+    assert encoding._mergeable_ranks == {} and len(fresh._mergeable_ranks) > 100_000

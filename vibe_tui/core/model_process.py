@@ -217,4 +217,10 @@ def _cl100k():
         os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(bundled))
     import tiktoken
 
-    return tiktoken.get_encoding("cl100k_base")
+    encoding = tiktoken.get_encoding("cl100k_base")
+    # tiktoken keeps the ranks it built its Rust tokenizer from as a Python dict of 100,000
+    # byte strings (16 MiB of the screen's memory) only to pickle the encoding, which we
+    # never do: counting, encoding and decoding all run in the Rust object.
+    if isinstance(getattr(encoding, "_mergeable_ranks", None), dict):
+        encoding._mergeable_ranks = {}
+    return encoding
