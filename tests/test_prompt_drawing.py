@@ -123,7 +123,9 @@ async def test_what_the_terminal_shows_matches_a_full_repaint_after_each_edit(wa
         shown = terminal.cells()
         assert shown == await drawn_whole(pilot, prompt, terminal), (keys, text, prompt.text)
 
-    await check("h", "e", "l", "l", "o")  # the placeholder gives way to text
+    await check("a")  # the placeholder gives way to text
+    await check("backspace")  # and comes back
+    await check("h", "e", "l", "l", "o")
     await check("left", "left", "X")  # typed in the middle: the rest of the line moves
     await check("end", "(", "a", ")")
     await check("left", "left", "left")  # the cursor on a bracket lights its pair
@@ -139,6 +141,13 @@ async def test_what_the_terminal_shows_matches_a_full_repaint_after_each_edit(wa
     await check("ctrl+a")
     prompt.clear()
     await check()  # empty again: the placeholder comes back
+    await check("a", "b", "c")
+    app.theme = "textual-light"  # the whole prompt repaints in the new colours
+    await check("d")
+    terminal.screen.resize(16, 30)
+    await pilot.resize_terminal(30, 16)  # narrower: the line wraps anew
+    await check(text=" a few more words to wrap at the new width")
+    await check("backspace", "backspace", "home", "x")
 
 
 async def test_a_key_at_the_end_of_a_line_repaints_only_that_row(watched_prompt):
