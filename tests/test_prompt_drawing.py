@@ -56,7 +56,6 @@ class Terminal:
     """What a terminal shows after the app's frames: each frame's bytes fed to an emulator."""
 
     def __init__(self, app: App) -> None:
-        self.app = app
         width, height = app.size
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.Stream(self.screen)
