@@ -27,7 +27,17 @@ from vibe_tui.config.settings import Config
 from vibe_tui.core import events as ev
 from vibe_tui.core.session import Session
 from vibe_tui.testing.script import error, hold, text, tool_call, tool_calls
-from vibe_tui.widgets.answer import CODE_THEME, GROW_ROWS, AnswerPart, AnswerView, EscapeCarry
+from vibe_tui.widgets.answer import (
+    CODE_THEME,
+    DRAW_SHARE,
+    FLUSH_INTERVAL_S,
+    GROW_ROWS,
+    MAX_FLUSH_INTERVAL_S,
+    AnswerPart,
+    AnswerView,
+    EscapeCarry,
+    flush_interval,
+)
 
 ANSWER = "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nAll tests pass."
 
@@ -161,6 +171,40 @@ async def test_each_flush_of_a_streaming_answer_shows_what_the_text_so_far_shows
             await pilot.pause()
             assert frame == screen_text(whole), f"after {count} flushes"
     assert "Title" in frames[-1] and "more of b" in frames[-1]
+
+
+async def test_a_tail_slow_to_draw_is_flushed_less_often_and_loses_nothing(fake_llm, tmp_path):
+    """A long table cannot be cut into parts: the tail that holds it is drawn whole at every
+    flush, longer as it grows. Each next flush is set by how long the last one took to
+    draw, so drawing takes at most DRAW_SHARE of the screen's time."""
+    rows = "".join(f"| `src/module_{n}.py` | {n} | its scaled total and its root |\n"
+                   for n in range(300))
+    table = f"The files:\n\n| file | step | what |\n|---|---|---|\n{rows}\nDone.\n"
+    fake_llm.push(text(table, chunk_size=400, delay=0.02))
+    app = make_app(fake_llm, tmp_path)
+    asked: list[tuple[float, float]] = []  # (interval asked, the tail's last drawing)
+    async with app.run_test(size=SIZE) as pilot:
+        set_timer = app.conversation.set_timer
+
+        def timed(delay, callback, *args, **kwargs):
+            views = answers(app)
+            if views and getattr(callback, "__name__", "") == "flush":
+                asked.append((delay, views[-1].tail_drawn_in))
+            return set_timer(delay, callback, *args, **kwargs)
+
+        app.conversation.set_timer = timed
+        await submit(pilot, "list the files")
+        await wait_turns_ended(pilot, app.session)
+        await wait_for(pilot, lambda: "Done." in screen_text(app), what="the whole table")
+        assert [view.source for view in answers(app)] == [table]
+    assert all(delay == flush_interval(drawn) for delay, drawn in asked), asked
+    assert max(delay for delay, _ in asked) > FLUSH_INTERVAL_S, asked
+
+
+def test_the_flush_interval_follows_the_tails_drawing_within_bounds():
+    assert flush_interval(0.0) == FLUSH_INTERVAL_S
+    assert flush_interval(0.02) == 0.02 / DRAW_SHARE
+    assert flush_interval(10.0) == MAX_FLUSH_INTERVAL_S
 
 
 BLOCKS = ["Some words about step {n}.", "## Step {n}", "- keeps step {n} pure\n- tested",

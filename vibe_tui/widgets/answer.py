@@ -9,7 +9,10 @@ visits each of them, so a long answer made every flush cost a full re-arrangemen
 pane that the keys waited behind (figures in bench/README.md).
 
 ``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
-ten times a second reads as smooth and leaves the keys responsive.
+ten times a second reads as smooth and leaves the keys responsive. A tail that cannot be
+cut (a long table or list, a code block inside a list item) is redrawn whole at every
+flush, and its drawing grows with it; it is then handed over less often, so that drawing
+it takes at most DRAW_SHARE of the screen's time.
 
 Imported lazily by the conversation: Rich's Markdown and its parser take a noticeable
 time to import that the first frame need not wait for (the app preloads them in the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions
@@ -40,6 +44,10 @@ if TYPE_CHECKING:
 
 # Deltas are gathered and handed to the answer at most this often.
 FLUSH_INTERVAL_S = 1 / 10
+# A tail slow to draw is flushed this much less often than its drawing takes, and at least
+# every MAX_FLUSH_INTERVAL_S: twice a second still reads as a live answer.
+DRAW_SHARE = 0.1
+MAX_FLUSH_INTERVAL_S = 0.5
 # A streaming tail grows on screen this many rows at a time: a row more re-arranges the
 # pane and, scrolled to its end, moves every visible row, so the whole pane is painted
 # again; within the rows it has, a flush repaints the tail alone. Eight rows measured no
@@ -227,6 +235,7 @@ class AnswerView(Widget):
     def __init__(self, markdown: str = "", streaming: bool = False) -> None:
         super().__init__()
         self.source = markdown
+        self.tail_drawn_in = 0.0  # seconds the last append took to draw the tail
         *self._parts, tail = split_parts(markdown)
         self._tail = AnswerPart(tail.markdown, growing=streaming, context=tail.context,
                                 inside=tail.inside)
@@ -251,7 +260,9 @@ class AnswerView(Widget):
             if part.inside is not None and inside is None:
                 self._recolour(part)  # the block is whole
             self._tail.context, self._tail.inside = context, inside
+        started = time.perf_counter()
         self._tail.set_markdown(tail)
+        self.tail_drawn_in = time.perf_counter() - started
 
     def end_stream(self) -> None:
         self._tail.stop_growing()
@@ -281,6 +292,11 @@ class AnswerView(Widget):
                 part.use_tokens(tokens)
 
 
+def flush_interval(tail_drawn_in: float) -> float:
+    """Seconds until the next flush, after a tail that took ``tail_drawn_in`` to draw."""
+    return min(MAX_FLUSH_INTERVAL_S, max(FLUSH_INTERVAL_S, tail_drawn_in / DRAW_SHARE))
+
+
 class StreamedAnswer:
     """Feeds one AnswerView from text deltas. Adding a delta never waits on drawing, so
     the app's message queue, which also carries the keys, stays short.
@@ -304,7 +320,8 @@ class StreamedAnswer:
 
     def _schedule(self) -> None:
         if self._timer is None:
-            self._timer = self._owner.set_timer(FLUSH_INTERVAL_S, self.flush)
+            self._timer = self._owner.set_timer(flush_interval(self.view.tail_drawn_in),
+                                                self.flush)
 
     async def flush(self) -> None:
         self._timer = None
