@@ -22,6 +22,12 @@ STATEMENTS = "".join(f"x_{i} = {i}  # {'word ' * (i % 25)}\n" for i in range(200
 LICENCE = "/*\n" + " * a line of the licence, one of many\n" * 150 + " */\n"
 BLOCK = DOCSTRING + "    return 1\n\n\n" + STATEMENTS + "```python\nnot_a_fence = True\n\n\n"
 
+def indented(code: str, spaces: int) -> str:
+    """Code as a list item holds it: each line that is not blank indented."""
+    return "".join(" " * spaces + line if line.strip() else line
+                   for line in code.splitlines(keepends=True))
+
+
 ANSWERS = {
     "closed, then prose and a tilde block": (
         f"Intro.\n\n```python\n{BLOCK}```\nAfter the code.\n\n- a list\n\n"
@@ -36,7 +42,18 @@ ANSWERS = {
     "closing fence with spaces, blocks back to back":
         f"```python\n{BLOCK}```   \n```js\n{LICENCE}```\nno blank line\n",
     "an unknown language": f"```nosuchlanguage\n{BLOCK}```\n",
-    "in a list item, not cut": "- item\n\n   ```python\n" + BLOCK.replace("\n", "\n   ") + "```\n",
+    "code in a list item at the first column, not cut (it ends the item)":
+        "- item\n\n   ```python\n" + BLOCK.replace("\n", "\n   ") + "```\n",
+    "in a numbered item, then the list goes on": (
+        f"Steps:\n\n1. Write it:\n\n   ```python\n{indented(BLOCK, 3)}   ```\n\n2. Run it.\n"),
+    "in a tight bullet item, with text after it in the item": (
+        f"- Write it:\n  ```python\n{indented(BLOCK, 2)}  ```\n  Then run it.\n- next\n"),
+    "a fence indented past the item's text": (
+        f"- Write it:\n\n   ~~~\n{indented(LICENCE, 3)}   ~~~\n\nEnd.\n"),
+    "in an item, closed at the first column (which ends the item)": (
+        f"1. Write it:\n   ```js\n{indented(LICENCE, 3)}```\nlet y = 2;\n"),
+    "in an item, ended by a line at the first column": (
+        f"1. Write it:\n   ```python\n{indented(STATEMENTS, 3)}Then prose.\n\nMore.\n"),
     "in a quote, not cut": "> ```\n" + "".join(f"> {line}\n" for line in BLOCK.splitlines()),
 }
 
@@ -80,17 +97,21 @@ async def test_long_code_blocks_are_drawn_in_parts_as_rich_draws_them_whole():
 
 def test_a_part_in_a_code_block_ends_where_the_block_closes():
     text = "line\n" * 10 + "```\n\nAfter.\n"
-    block = following("```python\nfirst\n", None)[0]
+    opened = "```python\nfirst\n"
+    block = following(opened, len(opened), None)[0]
     assert block is not None and block.lexer == "python"
     assert cut_point(text, block) == text.index("```\n") + 4
-    inside, context = following(text[:cut_point(text, block)], block)
+    inside, context = following(text, cut_point(text, block), block)
     assert inside is None and context == "```\n```\n\n"
 
 
 @pytest.mark.parametrize("text", [
     f"Here is the module.\n\n```python\n{DOCSTRING}    return 1\n\n{STATEMENTS}```\n\nDone.\n",
     f"The script:\n\n```js\n{LICENCE}let x = 1;\n```\n\nDone.\n",
-], ids=["docstring", "comment"])
+    f"Steps:\n\n1. Write it:\n\n   ```python\n{indented(DOCSTRING + STATEMENTS, 3)}   ```\n\n"
+    "2. Run it.\n\nDone.\n",
+    f"- Write it:\n  ```python\n{indented(STATEMENTS, 2)}Then prose.\n\nDone.\n",
+], ids=["docstring", "comment", "in a list item", "in a list item, ended by prose"])
 async def test_a_streaming_code_block_leaves_a_short_tail_and_draws_what_the_text_draws(text):
     """Streamed a few lines at a time, the tail (drawn again at each flush) stays short,
     its parts draw the lines the text so far draws at once (the tail is highlighted

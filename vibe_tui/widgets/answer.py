@@ -10,7 +10,7 @@ pane that the keys waited behind (figures in bench/README.md).
 
 ``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
 ten times a second reads as smooth and leaves the keys responsive. A tail that cannot be
-cut (a long table or list, a code block inside a list item) is redrawn whole at every
+cut (a long table or list, a code block in a quote) is redrawn whole at every
 flush, and its drawing grows with it; it is then handed over less often, so that drawing
 it takes at most DRAW_SHARE of the screen's time.
 
@@ -252,8 +252,8 @@ class AnswerView(Widget):
         self.source += text
         tail = self._tail.markdown + text
         while done := cut_point(tail, self._tail.inside):
+            inside, context = following(tail, done, self._tail.inside)
             finished, tail = tail[:done], tail[done:]
-            inside, context = following(finished, self._tail.inside)
             part = AnswerPart(finished, context=self._tail.context, inside=self._tail.inside,
                               continued=inside is not None)
             await self.mount(part, before=self._tail)

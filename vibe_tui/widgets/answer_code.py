@@ -19,6 +19,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions
+from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.syntax import Syntax
 
@@ -27,6 +28,7 @@ from vibe_tui.widgets.answer_cuts import OpenBlock, code_of
 CODE_THEME = "monokai"
 TAB_SIZE = 4  # Syntax's default, as Rich's Markdown leaves it
 SLICE_S = 0.002  # lexing gives the event loop back this often
+EDGE_PROBE = "x"  # the line of code drawn to find a list item's left edge
 
 Tokens = tuple[tuple[object, str], ...]
 
@@ -70,15 +72,36 @@ def _processed(code: str) -> str:
 def draw_code(console: Console, options: ConsoleOptions, block: OpenBlock, code: str,
               continued: bool, tokens: Tokens | None) -> list[list[Segment]]:
     """A part's lines of a block: its top padding left out (the block began above), and
-    its bottom padding when the block goes on in the next part."""
+    its bottom padding when the block goes on in the next part. A block in a list item
+    is drawn narrower, each line after the item's left edge."""
+    edge, edge_width = _left_edge(console, block, options.max_width) if block.column else ([], 0)
     lexer = lexer_named(block.lexer)
     if tokens is not None and lexer is not None:
         lexer = _GivenTokens(tokens, lexer)
     # No code: the part holds only the block's end, and draws its bottom padding alone.
     syntax = Syntax(code, lexer or "text", theme=CODE_THEME, word_wrap=True, padding=1,
                     line_range=None if code else (2, None))
-    lines = console.render_lines(syntax, options, pad=False)[1:]
-    return lines[:-1] if continued else lines
+    lines = console.render_lines(syntax, options.update_width(options.max_width - edge_width),
+                                 pad=False)[1:]
+    lines = lines[:-1] if continued else lines
+    return [[*edge, *line] for line in lines] if edge else lines
+
+
+@lru_cache(maxsize=16)
+def _left_edge(console: Console, block: OpenBlock, width: int) -> tuple[list[Segment], int]:
+    """What Rich draws left of a block's lines in its list item (the item's padding), and
+    its width: found on a line of code, drawn after the item's text."""
+    blank = " " * block.indent
+    probe = f"{block.opening}{blank}{EDGE_PROBE}\n{blank}{block.marker}\n"
+    lines = console.render_lines(Markdown(probe, code_theme=CODE_THEME),
+                                 console.options.update_width(width), pad=False)
+    for line in reversed(lines):
+        text = "".join(segment.text for segment in line)
+        if text.strip() == EDGE_PROBE:
+            # Less the block's own padding, one column.
+            edge_width = max(0, text.index(EDGE_PROBE) - 1)
+            return next(iter(Segment.divide(line, [edge_width]))), edge_width
+    return [], 0
 
 
 async def block_tokens(lexer_name: str, codes: list[str]) -> list[Tokens | None]:

@@ -9,6 +9,11 @@ block knows the block (``OpenBlock``). The part a block begins in ends with its 
 line and leaves out the block's (empty) lines; a part that goes on with a block ends
 where the block closes, or after one of its lines, and then leaves out its bottom
 padding (``Part.continued``).
+
+A block inside a list item (its fence indented to the item's text) is cut the same way.
+Its lines lose the fence's indent, a line indented less than the item's text ends the
+item and the block with it, and it is drawn inside the item: ``OpenBlock.opening`` holds
+the item's text up to the fence, which tells how the item draws its left edge.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ PART_CHARS = 800
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
 # A blank line, then a line starting in the first column: the end is that line's start.
 _BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)")
+# A list item's first line: its marker and the spaces after it (its text's column).
+_ITEM = re.compile(r"^( {0,3}(?:[-*+]|\d{1,9}[.)]))( {1,4})(?=\S)", re.MULTILINE)
+# A line that is not blank, and its indent.
+_TEXT_LINE = re.compile(r"^ *(?=\S)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -30,10 +39,25 @@ class OpenBlock:
     """A fenced code block that an earlier part began and a later part goes on with."""
 
     fence: str  # its opening line, as "```python"
+    # Of a block in a list item: the item's text up to and with the fence line, and the
+    # column of the item's text (a line indented less ends the item).
+    opening: str = ""
+    column: int = 0
 
     @property
     def marker(self) -> str:
         return _FENCE.match(self.fence).group(2)
+
+    @property
+    def indent(self) -> int:
+        """The spaces before its fence, which each of its lines loses (as many as it has)."""
+        return len(_FENCE.match(self.fence).group(1))
+
+    def context_after(self, closing_line: str) -> str:
+        """What the part after the block is drawn after: the block without its lines."""
+        if self.column:
+            return self.opening + closing_line
+        return _fences_only(self.marker)
 
     @property
     def lexer(self) -> str:
@@ -66,35 +90,92 @@ def _closes(fence: re.Match[str], marker: str) -> bool:
     return chars[0] == marker[0] and len(chars) >= len(marker) and not fence.group(3).strip()
 
 
-def _scan(text: str, inside: OpenBlock | None = None) -> _Scan:
+def _scan(text: str, inside: OpenBlock | None = None, cut_here: bool = False) -> _Scan:
+    """``cut_here``: the text is a part cut where it ends, so a block in a list item begun
+    in it is known to go on (its next line, beyond the text, showed it)."""
     finished = closing = closed_at = position = 0
-    marker = inside.marker if inside else None
-    opening = inside.fence if inside else ""
+    block = inside
     code_start: int | None = 0 if inside else None
-    for fence in _FENCE.finditer(text):
-        if marker is None:
+    lines_from = 0  # where the open block's lines not yet checked for an outdent start
+    for fence in [*_FENCE.finditer(text), None]:
+        stop = fence.end() if fence else len(text)
+        if block is not None and block.column:
+            # The fence line too: one indented less ends the item, then opens a block.
+            ended = _outdented(text, lines_from, stop, block.column)
+            if ended is not None:  # the item ends, and the block with it
+                if inside is not None and not closed_at:
+                    closing = closed_at = ended
+                block, code_start, position = None, None, ended
+            lines_from = stop
+        if fence is None:
+            break
+        if block is None:
             if not _opens(fence):
                 continue
             # +1: the boundary's look-ahead may see the fence's first character.
             finished = _last_boundary(text, position, fence.start() + 1) or finished
-            marker, opening = fence.group(2), fence.group(0)
-            # Only a fence in the first column: an indented one's code loses that indent.
+            block = _opened(text, finished, fence)
             whole_line = fence.end() < len(text)
-            code_start = fence.end() + 1 if whole_line and not fence.group(1) else None
-        elif _closes(fence, marker):
+            # An indented fence outside a list item is not cut.
+            cut_in = block.column or not block.indent
+            code_start = fence.end() + 1 if whole_line and cut_in else None
+            lines_from = fence.end()
+        elif _closes(fence, block.marker):
             if inside is not None and not closed_at and fence.end() < len(text):
                 closing, closed_at = fence.start(), fence.end() + 1
-            marker, code_start, position = None, None, fence.end()
-    if marker is None:
+            block, code_start, position = None, None, fence.end()
+    if block is None:
         finished = _last_boundary(text, position, len(text)) or finished
         return _Scan(finished, closing, closed_at, None)
     if code_start is None:
         return _Scan(finished, closing, closed_at, None)
     if inside is not None and code_start == 0:  # the block goes on: cut after a line of it
-        return _Scan(max(finished, _last_code_line_end(text, 0)), closing, closed_at, inside)
+        return _Scan(max(finished, _last_code_line_end(text, 0, block.column)), closing,
+                     closed_at, inside)
+    if block.column and not cut_here and not _goes_on(text, code_start, block.column):
+        return _Scan(finished, closing, closed_at, None)
     # A block begun here is cut after its fence line: all its lines are then drawn by the
     # parts that go on with it, which can be coloured again when the block is whole.
-    return _Scan(max(finished, code_start), closing, closed_at, OpenBlock(opening))
+    return _Scan(max(finished, code_start), closing, closed_at, block)
+
+
+def _opened(text: str, start: int, fence: re.Match[str]) -> OpenBlock:
+    """The block a fence opens; in a list item, with its item's text (from ``start``,
+    where the Markdown block the fence is in begins)."""
+    indent = len(fence.group(1))
+    items = list(_ITEM.finditer(text, start, fence.start())) if indent else []
+    column = len(items[-1].group(0)) if items else 0
+    if not column or not column <= indent < column + 4:
+        return OpenBlock(fence.group(0))
+    return OpenBlock(fence.group(0), opening=text[start:fence.end() + 1], column=column)
+
+
+def _outdented(text: str, start: int, stop: int, column: int) -> int | None:
+    """Where the first line from ``start`` that is not blank and is indented less than
+    ``column`` begins, before ``stop``."""
+    for line in _TEXT_LINE.finditer(text, start, stop):
+        if line.end() - line.start() < column:
+            return line.start()
+    return None
+
+
+def _indent_at(text: str, start: int) -> int | None:
+    """The indent of the line that begins at ``start``; None while it is blank."""
+    line = _TEXT_LINE.match(text, start)
+    return None if line is None else line.end() - line.start()
+
+
+def _ends_item(text: str, start: int, column: int) -> bool:
+    indent = _indent_at(text, start)
+    return indent is not None and indent < column
+
+
+def _goes_on(text: str, start: int, column: int) -> bool:
+    """Whether the line that begins at ``start`` shows a block in a list item goes on: it
+    has begun, indented to the item's text. (A part that ended just before the line that
+    ends the item would have been drawn without the block's bottom padding.)"""
+    indent = _indent_at(text, start)
+    return indent is not None and indent >= column
 
 
 def _last_boundary(text: str, start: int, stop: int) -> int:
@@ -104,13 +185,14 @@ def _last_boundary(text: str, start: int, stop: int) -> int:
     return last
 
 
-def _last_code_line_end(text: str, start: int) -> int:
+def _last_code_line_end(text: str, start: int, column: int = 0) -> int:
     """The end of the last whole line of code from ``start`` that is not blank (Rich
-    strips a block's trailing blank lines: a part must not end with them)."""
+    strips a block's trailing blank lines: a part must not end with them). In a list
+    item, the next line must show the block goes on."""
     end = text.rfind("\n", start)
     while end >= start:
         begin = max(text.rfind("\n", start, end) + 1, start)
-        if text[begin:end].strip():
+        if text[begin:end].strip() and (not column or _goes_on(text, end + 1, column)):
             return end + 1
         end = begin - 1
     return 0
@@ -142,13 +224,18 @@ def cut_point(text: str, inside: OpenBlock | None, window: int | None = None) ->
     return scan.finished
 
 
-def following(markdown: str, inside: OpenBlock | None) -> tuple[OpenBlock | None, str]:
-    """What the part after ``markdown`` starts in, and the context it is drawn after."""
-    scan = _scan(markdown, inside)
-    if scan.open_block is not None:
-        return scan.open_block, ""
+def following(text: str, cut: int, inside: OpenBlock | None) -> tuple[OpenBlock | None, str]:
+    """What the part after ``text[:cut]`` (a part that starts in ``inside``) starts in, and
+    the context it is drawn after."""
+    markdown = text[:cut]
+    scan = _scan(markdown, inside, cut_here=True)
+    block = scan.open_block
+    if block is not None:
+        if block.column and _ends_item(text, cut, block.column):
+            return None, block.opening  # the next line ends the item, and the block
+        return block, ""
     if inside is not None and scan.closed_at:
-        return None, _fences_only(inside.marker)
+        return None, inside.context_after(markdown[scan.closing:scan.closed_at])
     return None, last_block(markdown)
 
 
@@ -158,8 +245,8 @@ def split_parts(markdown: str) -> list[Part]:
     parts: list[Part] = []
     rest, context, inside = markdown, "", None
     while cut := cut_point(rest, inside, window=2 * PART_CHARS):
+        after, after_context = following(rest, cut, inside)
         piece, rest = rest[:cut], rest[cut:]
-        after, after_context = following(piece, inside)
         parts.append(Part(piece, context, inside, continued=after is not None))
         inside, context = after, after_context
     parts.append(Part(rest, context, inside))
@@ -180,8 +267,14 @@ def _fences_only(marker: str) -> str:
 
 
 def code_of(markdown: str, block: OpenBlock) -> str:
-    """The code of a part that starts in ``block``: up to its closing fence, if any."""
+    """The code of a part that starts in ``block``: up to its closing fence, if any, each
+    line without the fence's indent."""
     for fence in _FENCE.finditer(markdown):
         if _closes(fence, block.marker):
-            return markdown[:fence.start()]
-    return markdown
+            markdown = markdown[:fence.start()]
+            break
+    if not block.indent:
+        return markdown
+    lines = markdown.splitlines(keepends=True)
+    return "".join(line[min(block.indent, len(line) - len(line.lstrip(" "))):]
+                   for line in lines)
