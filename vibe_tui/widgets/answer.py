@@ -50,9 +50,9 @@ DRAW_SHARE = 0.1
 MAX_FLUSH_INTERVAL_S = 0.5
 # A streaming tail grows on screen this many rows at a time: a row more re-arranges the
 # pane and, scrolled to its end, moves every visible row, so the whole pane is painted
-# again; within the rows it has, a flush repaints the tail alone. Eight rows measured no
-# better than four over five runs (bench/README.md) and leave more blank rows below.
-GROW_ROWS = 4
+# again; within the rows it has, a flush repaints the tail alone. Those layouts and
+# repaints are most of the screen's time while an answer streams (bench/README.md).
+GROW_ROWS = 8
 
 # Where an escape sequence may begin (7-bit ESC and the 8-bit C1 introducers).
 ESCAPE_STARTS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
