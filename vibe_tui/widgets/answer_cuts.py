@@ -26,8 +26,10 @@ from dataclasses import dataclass
 PART_CHARS = 800
 # A fence: up to three spaces, three or more backticks or tildes, an info string.
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
-# A blank line, then a line starting in the first column: the end is that line's start.
-_BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)")
+# A blank line, then a line starting in the first column; or a line in the first column
+# that starts a bullet item (or a rule, as `* * *`): a block ends before either, and Rich
+# draws each bullet item alone. The end is that line's start.
+_BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)|\n(?=[-*+] +\S)")
 # A list item's first line: its marker and the spaces after it (its text's column).
 _ITEM = re.compile(r"^( {0,3}(?:[-*+]|\d{1,9}[.)]))( {1,4})(?=\S)", re.MULTILINE)
 # A line that is not blank, and its indent.
@@ -200,9 +202,9 @@ def _last_code_line_end(text: str, start: int, column: int = 0) -> int:
 
 def finished_length(text: str) -> int:
     """How much of ``text`` is whole Markdown blocks: up to the start of its last line
-    that follows a blank line, starts in the first column and is outside a code fence,
-    or, when it ends in a first-column block left open, to the end of that block's fence
-    line (0 when there is none).
+    outside a code fence that starts in the first column and follows a blank line (or
+    starts a bullet item), or, when it ends in a first-column block left open, to the end
+    of that block's fence line (0 when there is none).
     Later text cannot change how the part before reads; an indented line may still
     continue a list item, so it is not a boundary."""
     return _scan(text).finished
