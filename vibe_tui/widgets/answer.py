@@ -10,7 +10,7 @@ pane that the keys waited behind (figures in bench/README.md).
 
 ``StreamedAnswer`` gathers deltas and hands them over at most FLUSH_INTERVAL_S apart:
 ten times a second reads as smooth and leaves the keys responsive. A tail that cannot be
-cut (a long table or list, a code block in a quote) is redrawn whole at every
+cut (a long table or numbered list, a code block in a quote) is redrawn whole at every
 flush, and its drawing grows with it; it is then handed over less often, so that drawing
 it takes at most DRAW_SHARE of the screen's time.
 
