@@ -51,8 +51,11 @@ MAX_FLUSH_INTERVAL_S = 0.5
 # A streaming tail grows on screen this many rows at a time: a row more re-arranges the
 # pane and, scrolled to its end, moves every visible row, so the whole pane is painted
 # again; within the rows it has, a flush repaints the tail alone. Those layouts and
-# repaints are most of the screen's time while an answer streams (bench/README.md).
+# repaints are most of the screen's time while an answer streams (bench/README.md). On a
+# short screen, fewer: at most a fifth of its rows (an 80x24 terminal: 4), so the blank
+# rows under the text stay a small share of the pane.
 GROW_ROWS = 8
+MIN_GROW_ROWS = 2
 
 # Where an escape sequence may begin (7-bit ESC and the 8-bit C1 introducers).
 ESCAPE_STARTS = re.compile("[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
@@ -126,8 +129,11 @@ class AnswerPart(Widget):
         self._context_rows: tuple[tuple[str, int], int] | None = None
 
     def rows(self, lines: int) -> int:
-        """The rows ``lines`` of text take: while growing, up to a whole GROW_ROWS."""
-        return -(-lines // GROW_ROWS) * GROW_ROWS if self.growing else lines
+        """The rows ``lines`` of text take: while growing, up to a whole step of growth."""
+        if not self.growing:
+            return lines
+        step = grow_rows(self.app.size.height) if self.is_attached else GROW_ROWS
+        return -(-lines // step) * step
 
     def render(self) -> RenderResult:
         return _DrawnOnce(self)
@@ -195,6 +201,11 @@ class AnswerPart(Widget):
         """Colour its code with these tokens (its own lexed within the whole block)."""
         self._tokens = tokens
         self.refresh()
+
+
+def grow_rows(screen_rows: int) -> int:
+    """How many rows a streaming tail grows by at a time on a screen this tall."""
+    return max(MIN_GROW_ROWS, min(GROW_ROWS, screen_rows // 5))
 
 
 def _draw(console: Console, options: ConsoleOptions, markdown: str) -> list[list[Segment]]:
