@@ -52,6 +52,14 @@ ANSWERS = {
         f"- Write it:\n\n   ~~~\n{indented(LICENCE, 3)}   ~~~\n\nEnd.\n"),
     "in an item, closed at the first column (which ends the item)": (
         f"1. Write it:\n   ```js\n{indented(LICENCE, 3)}```\nlet y = 2;\n"),
+    "items apart, each with a block, more text after the second's": (
+        f"* One\n  ```python\n{indented(STATEMENTS, 2)}  ```\n\n* Two\n  ```python\n"
+        f"{indented(STATEMENTS, 2)}  ```\n  More of two.\n\nAfter.\n"),
+    "an item's line in a block, then a fence indented outside any item, not cut": (
+        f"```\n- not an item\n  ```\n  ```python\n{indented(STATEMENTS, 2)}x = 0\n  ```\n"),
+    "a rule, then a fence indented outside any item, not cut": (
+        f"* * *\n  ```python\n{indented(STATEMENTS, 2)}x = 0\n  ```\n"),
+    "a block with no line yet, at the end, not cut": f"{'Words. ' * 300}\n\n```python\n\n",
     "in an item, ended by a line at the first column": (
         f"1. Write it:\n   ```python\n{indented(STATEMENTS, 3)}Then prose.\n\nMore.\n"),
     "in a quote, not cut": "> ```\n" + "".join(f"> {line}\n" for line in BLOCK.splitlines()),

@@ -263,7 +263,7 @@ class AnswerView(Widget):
         self.source += text
         tail = self._tail.markdown + text
         while done := cut_point(tail, self._tail.inside):
-            inside, context = following(tail, done, self._tail.inside)
+            inside, context = following(tail, done, self._tail.inside, self._tail.context)
             finished, tail = tail[:done], tail[done:]
             part = AnswerPart(finished, context=self._tail.context, inside=self._tail.inside,
                               continued=inside is not None)

@@ -30,8 +30,10 @@ _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
 # that starts a bullet item (or a rule, as `* * *`): a block ends before either, and Rich
 # draws each bullet item alone. The end is that line's start.
 _BOUNDARY = re.compile(r"\n[ \t]*\n(?=\S)|\n(?=[-*+] +\S)")
-# A list item's first line: its marker and the spaces after it (its text's column).
-_ITEM = re.compile(r"^( {0,3}(?:[-*+]|\d{1,9}[.)]))( {1,4})(?=\S)", re.MULTILINE)
+# A list item's first line: its marker and the spaces after it (its text's column); not a
+# rule (as `* * *`).
+_ITEM = re.compile(r"^(?! {0,3}([-*_])(?: *\1){2,} *$) {0,3}(?:[-*+]|\d{1,9}[.)]) {1,4}(?=\S)",
+                   re.MULTILINE)
 # A line that is not blank, and its indent.
 _TEXT_LINE = re.compile(r"^ *(?=\S)", re.MULTILINE)
 
@@ -93,8 +95,8 @@ def _closes(fence: re.Match[str], marker: str) -> bool:
 
 
 def _scan(text: str, inside: OpenBlock | None = None, cut_here: bool = False) -> _Scan:
-    """``cut_here``: the text is a part cut where it ends, so a block in a list item begun
-    in it is known to go on (its next line, beyond the text, showed it)."""
+    """``cut_here``: the text is a part cut where it ends, so a block begun in it is known
+    to go on (its next line, beyond the text, showed it)."""
     finished = closing = closed_at = position = 0
     block = inside
     code_start: int | None = 0 if inside else None
@@ -116,11 +118,14 @@ def _scan(text: str, inside: OpenBlock | None = None, cut_here: bool = False) ->
                 continue
             # +1: the boundary's look-ahead may see the fence's first character.
             finished = _last_boundary(text, position, fence.start() + 1) or finished
-            block = _opened(text, finished, fence)
-            whole_line = fence.end() < len(text)
+            block = _opened(text, finished, position, fence)
+            # Cut after the fence line once a line of code is there (beyond the text, when
+            # it was cut there): a block with no line is drawn with an empty one, which a
+            # part that goes on with it leaves out.
+            has_code = cut_here and fence.end() < len(text) or _has_code(text, fence)
             # An indented fence outside a list item is not cut.
             cut_in = block.column or not block.indent
-            code_start = fence.end() + 1 if whole_line and cut_in else None
+            code_start = fence.end() + 1 if has_code and cut_in else None
             lines_from = fence.end()
         elif _closes(fence, block.marker):
             if inside is not None and not closed_at and fence.end() < len(text):
@@ -141,15 +146,32 @@ def _scan(text: str, inside: OpenBlock | None = None, cut_here: bool = False) ->
     return _Scan(max(finished, code_start), closing, closed_at, block)
 
 
-def _opened(text: str, start: int, fence: re.Match[str]) -> OpenBlock:
+def _opened(text: str, start: int, after: int, fence: re.Match[str]) -> OpenBlock:
     """The block a fence opens; in a list item, with its item's text (from ``start``,
-    where the Markdown block the fence is in begins)."""
+    where the Markdown block the fence is in begins). The item begins after ``after``
+    (the end of the last block closed before the fence: an item is not in its code)."""
     indent = len(fence.group(1))
-    items = list(_ITEM.finditer(text, start, fence.start())) if indent else []
+    items = list(_ITEM.finditer(text, max(start, after), fence.start())) if indent else []
     column = len(items[-1].group(0)) if items else 0
     if not column or not column <= indent < column + 4:
         return OpenBlock(fence.group(0))
-    return OpenBlock(fence.group(0), opening=text[start:fence.end() + 1], column=column)
+    # A line between the item's first line and the fence that is indented less than the
+    # item's text ended the item (a lazy line of its paragraph too: then it is not cut).
+    if _outdented(text, text.index("\n", items[-1].end()) + 1, fence.start(), column) is not None:
+        return OpenBlock(fence.group(0))
+    # With the block before the item's (an item before it in the list: its numbering).
+    before = _last_boundary(text, after, start) or min(after, start)
+    return OpenBlock(fence.group(0), opening=text[before:fence.end() + 1], column=column)
+
+
+def _has_code(text: str, fence: re.Match[str]) -> bool:
+    """Whether a whole line of code that is not blank follows the fence line (not the
+    block's closing fence)."""
+    line = _TEXT_LINE.search(text, fence.end() + 1)
+    if line is None or text.find("\n", line.end()) < 0:
+        return False
+    closing = _FENCE.match(text, line.start())
+    return closing is None or not _closes(closing, fence.group(2))
 
 
 def _outdented(text: str, start: int, stop: int, column: int) -> int | None:
@@ -226,9 +248,10 @@ def cut_point(text: str, inside: OpenBlock | None, window: int | None = None) ->
     return scan.finished
 
 
-def following(text: str, cut: int, inside: OpenBlock | None) -> tuple[OpenBlock | None, str]:
-    """What the part after ``text[:cut]`` (a part that starts in ``inside``) starts in, and
-    the context it is drawn after."""
+def following(text: str, cut: int, inside: OpenBlock | None,
+              context: str = "") -> tuple[OpenBlock | None, str]:
+    """What the part after ``text[:cut]`` (a part that starts in ``inside``, drawn after
+    ``context``) starts in, and the context it is drawn after."""
     markdown = text[:cut]
     scan = _scan(markdown, inside, cut_here=True)
     block = scan.open_block
@@ -238,7 +261,9 @@ def following(text: str, cut: int, inside: OpenBlock | None) -> tuple[OpenBlock 
         return block, ""
     if inside is not None and scan.closed_at:
         return None, inside.context_after(markdown[scan.closing:scan.closed_at])
-    return None, last_block(markdown)
+    # A part with no boundary of its own goes on with the block its context ends with (a
+    # list item whose code block it ended): the list's numbering needs that item.
+    return None, last_block(markdown if scan.finished else context + markdown)
 
 
 def split_parts(markdown: str) -> list[Part]:
@@ -247,7 +272,7 @@ def split_parts(markdown: str) -> list[Part]:
     parts: list[Part] = []
     rest, context, inside = markdown, "", None
     while cut := cut_point(rest, inside, window=2 * PART_CHARS):
-        after, after_context = following(rest, cut, inside)
+        after, after_context = following(rest, cut, inside, context)
         piece, rest = rest[:cut], rest[cut:]
         parts.append(Part(piece, context, inside, continued=after is not None))
         inside, context = after, after_context
