@@ -60,6 +60,12 @@ ANSWERS = {
     "a rule, then a fence indented outside any item, not cut": (
         f"* * *\n  ```python\n{indented(STATEMENTS, 2)}x = 0\n  ```\n"),
     "a block with no line yet, at the end, not cut": f"{'Words. ' * 300}\n\n```python\n\n",
+    "in an item, after lines that go on its paragraph": (
+        f"- item\n| a | b |\n|---|---|\n| 1 | 2 |\n  ```python\n{indented(STATEMENTS, 2)}"
+        f"x = 0\n{indented(STATEMENTS, 2)}  ```\n\nEnd.\n"),
+    "after an item ended by a line indented less, not cut": (
+        f"1. item\n\n  two spaces\n   ```python\n{indented(STATEMENTS, 3)}x = 0\n"
+        f"{indented(STATEMENTS, 3)}   ```\n\nEnd.\n"),
     "in an item, ended by a line at the first column": (
         f"1. Write it:\n   ```python\n{indented(STATEMENTS, 3)}Then prose.\n\nMore.\n"),
     "in a quote, not cut": "> ```\n" + "".join(f"> {line}\n" for line in BLOCK.splitlines()),

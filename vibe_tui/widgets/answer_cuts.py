@@ -155,13 +155,23 @@ def _opened(text: str, start: int, after: int, fence: re.Match[str]) -> OpenBloc
     column = len(items[-1].group(0)) if items else 0
     if not column or not column <= indent < column + 4:
         return OpenBlock(fence.group(0))
-    # A line between the item's first line and the fence that is indented less than the
-    # item's text ended the item (a lazy line of its paragraph too: then it is not cut).
-    if _outdented(text, text.index("\n", items[-1].end()) + 1, fence.start(), column) is not None:
+    if _item_ended(text, text.index("\n", items[-1].end()) + 1, fence.start(), column):
         return OpenBlock(fence.group(0))
     # With the block before the item's (an item before it in the list: its numbering).
     before = _last_boundary(text, after, start) or min(after, start)
     return OpenBlock(fence.group(0), opening=text[before:fence.end() + 1], column=column)
+
+
+def _item_ended(text: str, start: int, stop: int, column: int) -> bool:
+    """Whether a line between ``start`` and ``stop`` ended the item whose text is at
+    ``column``: one indented less, after a blank line (right after the item's text it may
+    be a lazy line of its paragraph, which goes on with the item)."""
+    for line in _TEXT_LINE.finditer(text, start, stop):
+        if line.end() - line.start() < column:
+            previous = text.rfind("\n", 0, line.start() - 1)
+            if not text[previous + 1:line.start() - 1].strip():
+                return True
+    return False
 
 
 def _has_code(text: str, fence: re.Match[str]) -> bool:
